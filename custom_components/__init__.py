@@ -1,0 +1,1 @@
+"""Custom components package (lets tests import the integration)."""

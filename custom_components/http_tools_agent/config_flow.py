@@ -1,0 +1,281 @@
+"""Config flow (server), reconfigure, and conversation subentries (agents)."""
+
+from __future__ import annotations
+
+from typing import Any, override
+
+from homeassistant.config_entries import (
+    ConfigEntry,
+    ConfigEntryState,
+    ConfigFlow,
+    ConfigFlowResult,
+    ConfigSubentryFlow,
+    SubentryFlowResult,
+)
+from homeassistant.const import CONF_API_KEY, CONF_LLM_HASS_API, CONF_PROMPT
+from homeassistant.core import HomeAssistant, callback
+from homeassistant.helpers import llm
+from homeassistant.helpers.selector import (
+    BooleanSelector,
+    NumberSelector,
+    NumberSelectorConfig,
+    NumberSelectorMode,
+    SelectOptionDict,
+    SelectSelector,
+    SelectSelectorConfig,
+    SelectSelectorMode,
+    TemplateSelector,
+    TextSelector,
+    TextSelectorConfig,
+    TextSelectorType,
+)
+from homeassistant.util.ulid import ulid_now
+import probatio
+
+from .const import (
+    CONF_BASE_URL,
+    CONF_MAX_TOKENS,
+    CONF_MODEL,
+    CONF_STREAM,
+    CONF_TEMPERATURE,
+    CONF_TOOL_CHOICE,
+    DEFAULT_BASE_URL,
+    DEFAULT_CONVERSATION_NAME,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MODEL,
+    DEFAULT_STREAM,
+    DEFAULT_TEMPERATURE,
+    DEFAULT_TOOL_CHOICE,
+    DOMAIN,
+    LOGGER,
+    SUBENTRY_CONVERSATION,
+    TOOL_CHOICES,
+)
+from .llm_api import api_id_for
+from .server import ServerCheckError, async_check_server, async_list_models
+
+
+def _server_schema(defaults: dict[str, Any]) -> probatio.Schema:
+    return probatio.Schema(
+        {
+            probatio.Required(
+                CONF_BASE_URL, default=defaults.get(CONF_BASE_URL, DEFAULT_BASE_URL)
+            ): TextSelector(TextSelectorConfig(type=TextSelectorType.URL)),
+            probatio.Optional(CONF_API_KEY): TextSelector(
+                TextSelectorConfig(type=TextSelectorType.PASSWORD)
+            ),
+        }
+    )
+
+
+def _clean_server_input(user_input: dict[str, Any]) -> dict[str, Any]:
+    data = {CONF_BASE_URL: str(user_input[CONF_BASE_URL]).strip().rstrip("/")}
+    if api_key := str(user_input.get(CONF_API_KEY) or "").strip():
+        data[CONF_API_KEY] = api_key
+    return data
+
+
+def default_agent_data(api_id: str, models: list[str]) -> dict[str, Any]:
+    """Return the settings of a new agent: this entry's tools, auto tool choice."""
+    return {
+        CONF_MODEL: models[0] if models else DEFAULT_MODEL,
+        CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
+        CONF_LLM_HASS_API: [api_id],
+        CONF_TEMPERATURE: DEFAULT_TEMPERATURE,
+        CONF_MAX_TOKENS: DEFAULT_MAX_TOKENS,
+        CONF_TOOL_CHOICE: DEFAULT_TOOL_CHOICE,
+        CONF_STREAM: DEFAULT_STREAM,
+    }
+
+
+class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
+    """Add an OpenAI-compatible server."""
+
+    VERSION = 1
+    MINOR_VERSION = 1
+
+    @override
+    async def async_step_user(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Ask for the server and check it."""
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            data = _clean_server_input(user_input)
+            self._async_abort_entries_match({CONF_BASE_URL: data[CONF_BASE_URL]})
+            try:
+                models = await async_check_server(self.hass, data)
+            except ServerCheckError as err:
+                errors["base"] = err.reason
+            else:
+                # A stable key known before the entry exists, so the first
+                # agent can select this entry's HTTP tools API.
+                await self.async_set_unique_id(ulid_now())
+                return self.async_create_entry(
+                    title=data[CONF_BASE_URL],
+                    data=data,
+                    subentries=[
+                        {
+                            "subentry_type": SUBENTRY_CONVERSATION,
+                            "data": default_agent_data(
+                                api_id_for(self.unique_id or ""), models
+                            ),
+                            "title": DEFAULT_CONVERSATION_NAME,
+                            "unique_id": None,
+                        }
+                    ],
+                )
+        return self.async_show_form(
+            step_id="user",
+            data_schema=self.add_suggested_values_to_schema(
+                _server_schema(user_input or {}), user_input or {}
+            ),
+            errors=errors,
+        )
+
+    async def async_step_reconfigure(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Change the server address or key."""
+        entry = self._get_reconfigure_entry()
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            data = _clean_server_input(user_input)
+            self._async_abort_entries_match({CONF_BASE_URL: data[CONF_BASE_URL]})
+            try:
+                await async_check_server(self.hass, data)
+            except ServerCheckError as err:
+                errors["base"] = err.reason
+            else:
+                return self.async_update_reload_and_abort(
+                    entry, data=data, title=data[CONF_BASE_URL]
+                )
+        current = {CONF_BASE_URL: entry.data[CONF_BASE_URL]}
+        return self.async_show_form(
+            step_id="reconfigure",
+            data_schema=self.add_suggested_values_to_schema(
+                _server_schema(current), user_input or current
+            ),
+            errors=errors,
+        )
+
+    @classmethod
+    @callback
+    @override
+    def async_get_supported_subentry_types(
+        cls, config_entry: ConfigEntry
+    ) -> dict[str, type[ConfigSubentryFlow]]:
+        """Agents are subentries of a server."""
+        return {SUBENTRY_CONVERSATION: ConversationFlowHandler}
+
+
+def agent_schema(
+    hass: HomeAssistant, models: list[str], current: dict[str, Any]
+) -> probatio.Schema:
+    """Return the form of an agent's settings."""
+    apis = [
+        SelectOptionDict(label=api.name, value=api.id)
+        for api in llm.async_get_apis(hass)
+    ]
+    model_options = list(
+        dict.fromkeys([*models, current.get(CONF_MODEL) or DEFAULT_MODEL])
+    )
+    return probatio.Schema(
+        {
+            probatio.Required(CONF_MODEL): SelectSelector(
+                SelectSelectorConfig(
+                    options=model_options,
+                    mode=SelectSelectorMode.DROPDOWN,
+                    custom_value=True,
+                    sort=True,
+                )
+            ),
+            probatio.Optional(CONF_PROMPT): TemplateSelector(),
+            probatio.Optional(CONF_LLM_HASS_API): SelectSelector(
+                SelectSelectorConfig(options=apis, multiple=True)
+            ),
+            probatio.Required(CONF_TEMPERATURE): NumberSelector(
+                NumberSelectorConfig(min=0, max=2, step=0.05)
+            ),
+            probatio.Required(CONF_MAX_TOKENS): NumberSelector(
+                NumberSelectorConfig(
+                    min=16, max=32768, step=1, mode=NumberSelectorMode.BOX
+                )
+            ),
+            probatio.Required(CONF_TOOL_CHOICE): SelectSelector(
+                SelectSelectorConfig(
+                    options=list(TOOL_CHOICES),
+                    mode=SelectSelectorMode.DROPDOWN,
+                    translation_key=CONF_TOOL_CHOICE,
+                )
+            ),
+            probatio.Required(CONF_STREAM): BooleanSelector(),
+        }
+    )
+
+
+class ConversationFlowHandler(ConfigSubentryFlow):
+    """Add or change an agent."""
+
+    async def _async_models(self) -> list[str]:
+        try:
+            return await async_list_models(self._get_entry().runtime_data.client)
+        except ServerCheckError as err:
+            # The user may still type a model name.
+            LOGGER.warning("Cannot list the server's models: %s", err.reason)
+            return []
+
+    async def async_step_user(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """Add an agent."""
+        return await self._async_step_agent(user_input)
+
+    async def async_step_reconfigure(
+        self, user_input: dict[str, Any] | None = None
+    ) -> SubentryFlowResult:
+        """Change an agent."""
+        return await self._async_step_agent(user_input)
+
+    async def _async_step_agent(
+        self, user_input: dict[str, Any] | None
+    ) -> SubentryFlowResult:
+        entry = self._get_entry()
+        if entry.state is not ConfigEntryState.LOADED:
+            return self.async_abort(reason="entry_not_loaded")
+        if user_input is not None:
+            data = {
+                **user_input,
+                CONF_MAX_TOKENS: int(user_input[CONF_MAX_TOKENS]),
+                CONF_TEMPERATURE: float(user_input[CONF_TEMPERATURE]),
+                CONF_LLM_HASS_API: user_input.get(CONF_LLM_HASS_API) or [],
+            }
+            if self.source == "user":
+                return self.async_create_entry(
+                    title=DEFAULT_CONVERSATION_NAME
+                    if not entry.subentries
+                    else f"{DEFAULT_CONVERSATION_NAME} ({data[CONF_MODEL]})",
+                    data=data,
+                )
+            return self.async_update_and_abort(
+                entry, self._get_reconfigure_subentry(), data=data
+            )
+
+        models = await self._async_models()
+        if self.source == "user":
+            current = default_agent_data(
+                api_id_for(entry.unique_id or entry.entry_id), models
+            )
+        else:
+            current = {
+                **default_agent_data(
+                    api_id_for(entry.unique_id or entry.entry_id), models
+                ),
+                **self._get_reconfigure_subentry().data,
+            }
+        return self.async_show_form(
+            step_id="user" if self.source == "user" else "reconfigure",
+            data_schema=self.add_suggested_values_to_schema(
+                agent_schema(self.hass, models, current), current
+            ),
+        )

@@ -1,0 +1,58 @@
+"""Constants for the HTTP Tools Agent integration."""
+
+from __future__ import annotations
+
+import logging
+from typing import Final
+
+DOMAIN: Final = "http_tools_agent"
+LOGGER = logging.getLogger(__package__)
+
+# Entry data: the OpenAI-compatible server.
+CONF_BASE_URL: Final = "base_url"
+DEFAULT_BASE_URL: Final = "http://127.0.0.1:8080/v1"
+# Servers without auth still need a non-empty key for the openai SDK.
+PLACEHOLDER_API_KEY: Final = "sk-no-key-required"
+
+# Entry options: the tools and how they run.
+CONF_TOOLS: Final = "tools"
+CONF_TOOLS_FILE: Final = "tools_file"
+CONF_TOOLS_ENABLED: Final = "tools_enabled"
+CONF_MAX_TOOL_ITERATIONS: Final = "max_tool_iterations"
+CONF_TOOL_TIMEOUT: Final = "tool_timeout"
+CONF_TOOL_RESULT_MAX_CHARS: Final = "tool_result_max_chars"
+
+TOOLS_ENABLED_AUTO: Final = "auto"
+TOOLS_ENABLED_ON: Final = "on"
+TOOLS_ENABLED_OFF: Final = "off"
+TOOLS_ENABLED_CHOICES: Final = (TOOLS_ENABLED_AUTO, TOOLS_ENABLED_ON, TOOLS_ENABLED_OFF)
+
+DEFAULT_MAX_TOOL_ITERATIONS: Final = 4
+DEFAULT_TOOL_TIMEOUT: Final = 15.0
+DEFAULT_TOOL_RESULT_MAX_CHARS: Final = 2000
+
+# Subentry `conversation`: one agent each.
+SUBENTRY_CONVERSATION: Final = "conversation"
+CONF_MODEL: Final = "model"
+CONF_TEMPERATURE: Final = "temperature"
+CONF_MAX_TOKENS: Final = "max_tokens"
+CONF_TOOL_CHOICE: Final = "tool_choice"
+CONF_STREAM: Final = "stream"
+
+TOOL_CHOICES: Final = ("auto", "required", "none")
+DEFAULT_TOOL_CHOICE: Final = "auto"
+DEFAULT_TEMPERATURE: Final = 0.7
+DEFAULT_MAX_TOKENS: Final = 1024
+DEFAULT_STREAM: Final = True
+DEFAULT_MODEL: Final = "local-model"
+DEFAULT_CONVERSATION_NAME: Final = "HTTP Tools Agent"
+
+# Seconds for listing models when checking a server.
+SERVER_CHECK_TIMEOUT: Final = 10.0
+
+EVENT_TOOL_CALL: Final = "http_tools_agent_tool_call"
+
+SOURCE_REQUEST: Final = "request"
+SOURCE_FILE: Final = "file"
+SOURCE_OPTIONS: Final = "options"
+SOURCE_NONE: Final = "none"

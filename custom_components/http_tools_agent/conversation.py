@@ -1,0 +1,92 @@
+"""Conversation agents: one entity per `conversation` subentry."""
+
+from __future__ import annotations
+
+from typing import Literal, override
+
+from homeassistant.components import conversation
+from homeassistant.config_entries import ConfigSubentry
+from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT, MATCH_ALL
+from homeassistant.core import HomeAssistant
+from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers import intent
+from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
+
+from . import HttpToolsConfigEntry
+from .const import DOMAIN, SUBENTRY_CONVERSATION
+from .entity import HttpToolsAgentEntity
+from .speech import async_spoken_error
+
+
+async def async_setup_entry(
+    hass: HomeAssistant,
+    config_entry: HttpToolsConfigEntry,
+    async_add_entities: AddConfigEntryEntitiesCallback,
+) -> None:
+    """Set up one agent per conversation subentry."""
+    for subentry in config_entry.subentries.values():
+        if subentry.subentry_type != SUBENTRY_CONVERSATION:
+            continue
+        async_add_entities(
+            [HttpToolsConversationEntity(config_entry, subentry)],
+            config_subentry_id=subentry.subentry_id,
+        )
+
+
+class HttpToolsConversationEntity(
+    conversation.ConversationEntity,
+    HttpToolsAgentEntity,
+):
+    """A conversation agent that can call HTTP tools."""
+
+    _attr_supports_streaming = True
+
+    def __init__(self, entry: HttpToolsConfigEntry, subentry: ConfigSubentry) -> None:
+        """Initialize the agent."""
+        super().__init__(entry, subentry)
+        if subentry.data.get(CONF_LLM_HASS_API):
+            self._attr_supported_features = (
+                conversation.ConversationEntityFeature.CONTROL
+            )
+
+    @property
+    @override
+    def supported_languages(self) -> list[str] | Literal["*"]:
+        """Any language the model speaks."""
+        return MATCH_ALL
+
+    @override
+    async def _async_handle_message(
+        self,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+    ) -> conversation.ConversationResult:
+        """Answer one user turn."""
+        options = self.subentry.data
+        try:
+            await chat_log.async_provide_llm_data(
+                user_input.as_llm_context(DOMAIN),
+                options.get(CONF_LLM_HASS_API),
+                options.get(CONF_PROMPT),
+                user_input.extra_system_prompt,
+            )
+        except conversation.ConverseError as err:
+            return err.as_conversation_result()
+
+        try:
+            await self._async_handle_chat_log(chat_log, user_input.language)
+        except HomeAssistantError as err:
+            # A server failure is spoken in the user's language; the next
+            # turn starts clean.
+            response = intent.IntentResponse(language=user_input.language)
+            response.async_set_error(
+                intent.IntentResponseErrorCode.UNKNOWN,
+                await async_spoken_error(self.hass, user_input.language, err),
+            )
+            return conversation.ConversationResult(
+                response=response,
+                conversation_id=chat_log.conversation_id,
+                continue_conversation=False,
+            )
+
+        return conversation.async_get_result_from_chat_log(user_input, chat_log)

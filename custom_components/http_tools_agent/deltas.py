@@ -1,0 +1,278 @@
+"""One completion (streamed chunks or a whole message) -> chat log deltas.
+
+Text goes through the engine's text-call filter, so call markup and thinking
+never reach the speaker; structured `tool_calls` deltas are assembled by
+index. Calls the agent cannot run (unknown tool, unreadable arguments or
+markup) become external calls answered with an `Error: …` result, so the
+model reads what went wrong in the standard round trip and can retry.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+import json
+from typing import Any
+
+from homeassistant.components.conversation import (
+    AssistantContentDeltaDict,
+    ToolResultContentDeltaDict,
+)
+from homeassistant.helpers import llm
+from homeassistant.util.ulid import ulid_now
+
+from .engine.textcalls import FilterOutput, TextCallFilter
+from .llm_api import RESULT_KEY
+
+type Delta = AssistantContentDeltaDict | ToolResultContentDeltaDict
+
+# Name used for call markup that could not be read at all.
+UNREADABLE_CALL = "invalid_tool_call"
+
+
+def resolve_tool_name(name: str, offered: Mapping[str, Any]) -> str | None:
+    """Match a name the model wrote to an offered tool.
+
+    Home Assistant prefixes tool names with the API when several APIs are
+    merged (`http_tools__get_weather`); small models drop the prefix.
+    """
+    if name in offered:
+        return name
+    lowered = name.lower()
+    exact = [n for n in offered if n.lower() == lowered]
+    if len(exact) == 1:
+        return exact[0]
+    suffixed = [n for n in offered if n.lower().endswith("__" + lowered)]
+    if len(suffixed) == 1:
+        return suffixed[0]
+    return None
+
+
+def call_key(name: str, arguments: Mapping[str, Any]) -> str:
+    """Identify a call by tool and arguments (to spot a repeated call)."""
+    return name + json.dumps(arguments, sort_keys=True, default=str)
+
+
+@dataclass(slots=True)
+class _PartialCall:
+    """A structured tool call being assembled from stream deltas."""
+
+    id: str = ""
+    name: str = ""
+    arguments: str = ""
+
+
+@dataclass(slots=True)
+class RoundTransformer:
+    """Convert one model response into chat log deltas.
+
+    `run_calls` is False on the closing round (tools offered with
+    `tool_choice: none`): calls are still recognised, so their markup stays
+    hidden, but they are dropped.
+    """
+
+    tool_schemas: Mapping[str, Mapping[str, Any]]
+    seen_calls: set[str]
+    run_calls: bool = True
+    text: str = ""
+    thinking: str = ""
+    calls: int = 0
+    repeats: int = 0
+    finish_reason: str | None = None
+    _filter: TextCallFilter = field(init=False)
+    _partial: dict[int, _PartialCall] = field(default_factory=dict)
+    _unrunnable_calls: list[tuple[llm.ToolInput, str]] = field(default_factory=list)
+
+    def __post_init__(self) -> None:
+        """Start the text filter for this round."""
+        self._filter = TextCallFilter(self.tool_schemas)
+
+    @property
+    def empty(self) -> bool:
+        """Return whether the round gave nothing to say and nothing to run."""
+        return not self.text.strip() and not self.calls and not self.repeats
+
+    def restart_text(self) -> None:
+        """Start a fresh text filter (before asking again without streaming)."""
+        self._filter = TextCallFilter(self.tool_schemas)
+
+    def chunk(self, chunk: Any) -> list[Delta]:
+        """Handle one `ChatCompletionChunk`."""
+        deltas: list[Delta] = []
+        for choice in chunk.choices or ():
+            if getattr(choice, "index", 0) not in (0, None):
+                continue
+            delta = choice.delta
+            if delta is not None:
+                if reasoning := _reasoning(delta):
+                    self.thinking += reasoning
+                    deltas.append({"thinking_content": reasoning})
+                if delta.content:
+                    deltas.extend(self._filtered(self._filter.feed(delta.content)))
+                for tool_call in delta.tool_calls or ():
+                    self._add_partial(tool_call)
+            if choice.finish_reason:
+                self.finish_reason = choice.finish_reason
+                # Some servers flush calls with `stop` or `length`: take them
+                # whatever the reason.
+                deltas.extend(self._flush_partials())
+        return deltas
+
+    def message(self, message: Any, finish_reason: str | None) -> list[Delta]:
+        """Handle a whole (non-streamed) `ChatCompletionMessage`."""
+        self.finish_reason = finish_reason
+        deltas: list[Delta] = []
+        if reasoning := _reasoning(message):
+            self.thinking += reasoning
+            deltas.append({"thinking_content": reasoning})
+        if message.content:
+            deltas.extend(self._filtered(self._filter.feed(message.content)))
+        for index, tool_call in enumerate(message.tool_calls or ()):
+            function = getattr(tool_call, "function", None)
+            if function is None:
+                continue
+            self._partial[index] = _PartialCall(
+                tool_call.id or "", function.name or "", function.arguments or ""
+            )
+        deltas.extend(self._flush_partials())
+        return deltas
+
+    def finish(self) -> list[Delta]:
+        """End of the response: flush held text and unfinished calls."""
+        deltas = self._filtered(self._filter.finish())
+        deltas.extend(self._flush_partials())
+        return deltas
+
+    def closing_deltas(self) -> list[Delta]:
+        """Return the calls that could not run, then their `Error: …` results.
+
+        They are external calls of the assistant message, answered right
+        after it, so the model reads what went wrong and can retry. A round
+        that only repeated earlier calls drops them: a reply cut off while
+        repeating a call is no new attempt.
+        """
+        pending, self._unrunnable_calls = self._unrunnable_calls, []
+        if not pending or (self.repeats and self.calls == len(pending)):
+            self.calls -= len(pending)
+            return []
+        deltas: list[Delta] = [{"tool_calls": [call for call, _ in pending]}]
+        deltas.extend(
+            ToolResultContentDeltaDict(
+                role="tool_result",
+                tool_call_id=call.id,
+                tool_name=call.tool_name,
+                result=llm.ToolResult(data={RESULT_KEY: error}, error=True),
+            )
+            for call, error in pending
+        )
+        return deltas
+
+    def _filtered(self, out: FilterOutput) -> list[Delta]:
+        deltas: list[Delta] = []
+        if out.thinking:
+            self.thinking += out.thinking
+            deltas.append({"thinking_content": out.thinking})
+        if out.text:
+            self.text += out.text
+            deltas.append({"content": out.text})
+        for call in out.calls:
+            deltas.extend(self._call(call.name, dict(call.arguments), ""))
+        for problem in out.problems:
+            deltas.extend(self._unrunnable(UNREADABLE_CALL, {}, problem))
+        return deltas
+
+    def _add_partial(self, tool_call: Any) -> None:
+        index = tool_call.index if tool_call.index is not None else len(self._partial)
+        partial = self._partial.setdefault(index, _PartialCall())
+        if tool_call.id:
+            partial.id = tool_call.id
+        if function := tool_call.function:
+            if function.name:
+                partial.name += function.name
+            if function.arguments:
+                partial.arguments += function.arguments
+
+    def _flush_partials(self) -> list[Delta]:
+        deltas: list[Delta] = []
+        for index in sorted(self._partial):
+            partial = self._partial[index]
+            try:
+                arguments = json.loads(partial.arguments) if partial.arguments else {}
+            except json.JSONDecodeError as err:
+                deltas.extend(
+                    self._unrunnable(
+                        partial.name or UNREADABLE_CALL,
+                        {},
+                        f"Error: invalid JSON arguments for tool "
+                        f"'{partial.name}': {err.msg}",
+                        partial.id,
+                    )
+                )
+                continue
+            if not isinstance(arguments, dict):
+                deltas.extend(
+                    self._unrunnable(
+                        partial.name,
+                        {},
+                        f"Error: arguments for tool '{partial.name}' must be "
+                        "a JSON object",
+                        partial.id,
+                    )
+                )
+                continue
+            deltas.extend(self._call(partial.name, arguments, partial.id))
+        self._partial.clear()
+        return deltas
+
+    def _call(self, name: str, arguments: dict[str, Any], call_id: str) -> list[Delta]:
+        if not self.run_calls:
+            return []
+        resolved = resolve_tool_name(name, self.tool_schemas)
+        if resolved is None:
+            return self._unrunnable(
+                name or UNREADABLE_CALL,
+                arguments,
+                f"Error: unknown tool '{name}'",
+                call_id,
+            )
+        key = call_key(resolved, arguments)
+        if key in self.seen_calls:
+            # Small models often repeat a call after its result: running it
+            # again only loops, so the turn moves on to the answer.
+            self.repeats += 1
+            return []
+        self.seen_calls.add(key)
+        self.calls += 1
+        return [
+            {
+                "tool_calls": [
+                    llm.ToolInput(
+                        tool_name=resolved,
+                        tool_args=arguments,
+                        id=call_id or ulid_now(),
+                    )
+                ]
+            }
+        ]
+
+    def _unrunnable(
+        self, name: str, arguments: dict[str, Any], error: str, call_id: str = ""
+    ) -> list[Delta]:
+        if not self.run_calls:
+            return []
+        self.calls += 1
+        tool_input = llm.ToolInput(
+            tool_name=name, tool_args=arguments, id=call_id or ulid_now(), external=True
+        )
+        self._unrunnable_calls.append((tool_input, error))
+        return []
+
+
+def _reasoning(obj: Any) -> str | None:
+    """Return reasoning text from the fields servers use for it."""
+    extra = getattr(obj, "model_extra", None) or {}
+    for key in ("reasoning_content", "reasoning"):
+        value = extra.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None

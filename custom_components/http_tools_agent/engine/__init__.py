@@ -1,0 +1,6 @@
+"""Declarative HTTP tool engine: pure Python, no Home Assistant import.
+
+Could ship as its own library: definitions (parse/validate), requests
+(definition + arguments -> HTTP request), executor (run it with aiohttp) and
+textcalls (tool calls written as text, streaming markup filter).
+"""

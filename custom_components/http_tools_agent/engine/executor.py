@@ -1,0 +1,315 @@
+"""Run a tool call with aiohttp and turn the outcome into text for the model.
+
+:func:`run_tool` never raises (except :class:`asyncio.CancelledError`): every
+failure becomes one of the guide's error texts (section 6)::
+
+    Error: unknown tool '<name>'
+    Error: invalid HTTP method '<method>' for tool '<name>'
+    Error: HTTP <status> — <body>
+    Error: tool request failed: <error>
+
+plus the argument errors of :mod:`.requests` (``Error: missing required
+argument ...``, ``Error: invalid value for argument ...``).
+
+Decisions where the guide is silent:
+
+- Timeout: the definition's ``timeout`` wins over the ``timeout`` argument
+  (a non-positive or non-finite argument falls back to 15 s). It bounds the
+  whole call: connection, redirects and reading the body. Text:
+  ``Error: tool request failed: timeout after 15 s``.
+- Body size: at most ``min(max_bytes, 4 * max_chars + 16)`` bytes are read
+  (streamed with ``content.read(n)``; then the connection is closed). A
+  character takes at most 4 bytes, so reading more could not change the text.
+  ``DEFAULT_MAX_BYTES`` (1 MiB) is the hard ceiling when a caller raises
+  ``max_chars``: bounded memory per call, yet ~500 times what the default
+  2000 characters need. Compressed responses count after decompression.
+- Decoding: the response's declared charset when Python knows it, else UTF-8;
+  invalid bytes become U+FFFD; a character cut by the byte cap is dropped.
+- Success text: the body; when it is empty or only whitespace (always for
+  ``HEAD``, often for ``204``) the text is ``HTTP <status>``, e.g.
+  ``HTTP 200``, so that ``item_exists`` tells the model something. Non-2xx
+  responses give ``Error: HTTP <status> — <body>`` (body possibly empty).
+- Truncation: the text, prefix included, is cut so that the result including
+  the suffix ``… [truncated]`` is at most ``max_chars`` characters (for
+  ``max_chars`` shorter than the suffix, the suffix alone). Hitting the byte
+  cap always marks the text truncated.
+- Redirects: followed manually, at most 5, only to the same host (an upgrade
+  from ``http`` to ``https`` is allowed, a downgrade is not), so header values
+  (API keys) are never sent to another server. ``303`` (and ``301``/``302``
+  after a ``POST``) switch to ``GET`` without a body, as browsers do. A
+  redirect that is not followed is answered like any non-2xx status.
+- No header value ever appears in ``text`` or ``error``: error messages from
+  the network stack are scrubbed of every header value of the request.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import codecs
+from collections.abc import Mapping
+from dataclasses import dataclass
+import math
+import time
+from typing import Any
+
+import aiohttp
+from yarl import URL
+
+from .definitions import ToolDefinition, is_valid_method
+from .requests import PreparedRequest, RequestBuildError, build_request
+
+DEFAULT_TIMEOUT = 15.0
+DEFAULT_MAX_CHARS = 2000
+DEFAULT_MAX_BYTES = 1_048_576
+TRUNCATION_SUFFIX = "… [truncated]"
+MAX_REDIRECTS = 5
+REDIRECT_STATUSES = frozenset({301, 302, 303, 307, 308})
+_READ_CHUNK = 65_536
+_MIN_SECRET_LENGTH = 3
+
+
+@dataclass(frozen=True, slots=True)
+class ToolRunResult:
+    """Outcome of one tool call."""
+
+    tool: str
+    text: str
+    ok: bool
+    method: str | None
+    status: int | None
+    truncated: bool
+    duration: float
+    error: str | None
+    bytes_read: int = 0
+
+
+def truncate(text: str, max_chars: int) -> tuple[str, bool]:
+    """Cut ``text`` to ``max_chars`` characters, suffix included."""
+    if len(text) <= max_chars:
+        return text, False
+    keep = max(max_chars - len(TRUNCATION_SUFFIX), 0)
+    return text[:keep] + TRUNCATION_SUFFIX, True
+
+
+def _mark_truncated(text: str, max_chars: int) -> str:
+    """Add the suffix to ``text`` (already short enough), keeping the limit."""
+    keep = max(min(len(text), max_chars - len(TRUNCATION_SUFFIX)), 0)
+    return text[:keep] + TRUNCATION_SUFFIX
+
+
+def _format_seconds(seconds: float) -> str:
+    return f"{seconds:g}"
+
+
+def _same_host(source: URL, target: URL) -> bool:
+    if target.scheme not in ("http", "https") or not target.host or not source.host:
+        return False
+    if target.host.lower() != source.host.lower():
+        return False
+    if source.scheme == "https" and target.scheme == "http":
+        return False
+    return target.port == source.port or source.scheme != target.scheme
+
+
+@dataclass(slots=True)
+class _Response:
+    status: int
+    data: bytes
+    capped: bool
+    charset: str | None
+    note: str | None
+
+
+async def _read_body(
+    response: aiohttp.ClientResponse, limit: int
+) -> tuple[bytes, bool]:
+    """Read at most ``limit`` bytes; report whether more was available."""
+    chunks: list[bytes] = []
+    total = 0
+    while total <= limit:
+        chunk = await response.content.read(min(_READ_CHUNK, limit + 1 - total))
+        if not chunk:
+            break
+        chunks.append(chunk)
+        total += len(chunk)
+    capped = total > limit
+    data = b"".join(chunks)
+    if capped:
+        data = data[:limit]
+        response.close()
+    return data, capped
+
+
+async def _send(
+    session: aiohttp.ClientSession,
+    prepared: PreparedRequest,
+    seconds: float,
+    limit: int,
+) -> _Response:
+    url = URL(prepared.url, encoded=True)
+    method = prepared.method
+    headers = dict(prepared.headers)
+    body = prepared.body()
+    client_timeout = aiohttp.ClientTimeout(total=seconds)
+    hops = 0
+    while True:
+        async with session.request(
+            method,
+            url,
+            headers=headers,
+            data=body,
+            allow_redirects=False,
+            timeout=client_timeout,
+        ) as response:
+            note: str | None = None
+            location = response.headers.get("Location")
+            if response.status in REDIRECT_STATUSES and location:
+                target = url.join(URL(location)).with_fragment(None)
+                if hops >= MAX_REDIRECTS:
+                    note = f"more than {MAX_REDIRECTS} redirects"
+                elif not _same_host(url, target):
+                    note = "redirect to another host not followed"
+                else:
+                    hops += 1
+                    if (response.status == 303 and method != "HEAD") or (
+                        response.status in (301, 302) and method == "POST"
+                    ):
+                        method, body = "GET", None
+                        headers = {
+                            key: value
+                            for key, value in headers.items()
+                            if key.lower() != "content-type"
+                        }
+                    url = target
+                    continue
+            data, capped = await _read_body(response, limit)
+            return _Response(response.status, data, capped, response.charset, note)
+
+
+def _decode(data: bytes, charset: str | None, final: bool) -> str:
+    encoding = "utf-8"
+    if charset:
+        try:
+            encoding = codecs.lookup(charset).name
+        except LookupError:
+            encoding = "utf-8"
+    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+    return decoder.decode(data, final=final)
+
+
+def _scrub(message: str, headers: Mapping[str, str]) -> str:
+    """Remove every header value (secrets) from ``message``."""
+    for value in sorted(headers.values(), key=len, reverse=True):
+        if len(value) >= _MIN_SECRET_LENGTH:
+            message = message.replace(value, "***")
+    return message
+
+
+def _describe(err: BaseException) -> str:
+    text = str(err).strip()
+    if isinstance(err, aiohttp.InvalidURL):
+        return f"invalid URL {text}".strip()
+    if isinstance(err, aiohttp.NonHttpUrlClientError):
+        return f"not an http or https URL {text}".strip()
+    return text or type(err).__name__
+
+
+async def run_tool(
+    session: aiohttp.ClientSession,
+    tools: Mapping[str, ToolDefinition],
+    name: str,
+    arguments: Mapping[str, Any],
+    *,
+    timeout: float = DEFAULT_TIMEOUT,  # noqa: ASYNC109  (public interface)
+    max_chars: int = DEFAULT_MAX_CHARS,
+    max_bytes: int = DEFAULT_MAX_BYTES,
+) -> ToolRunResult:
+    """Run the tool ``name`` with ``arguments``; every failure becomes text."""
+    started = time.monotonic()
+    max_chars = max(int(max_chars), 1)
+
+    def finish(
+        text: str,
+        *,
+        error: str | None,
+        method: str | None = None,
+        status: int | None = None,
+        ok: bool = False,
+        capped: bool = False,
+        bytes_read: int = 0,
+    ) -> ToolRunResult:
+        shown, truncated = truncate(text, max_chars)
+        if capped and not truncated:
+            shown, truncated = _mark_truncated(text, max_chars), True
+        return ToolRunResult(
+            tool=str(name),
+            text=shown,
+            ok=ok,
+            method=method,
+            status=status,
+            truncated=truncated,
+            duration=time.monotonic() - started,
+            error=error,
+            bytes_read=bytes_read,
+        )
+
+    try:
+        definition = tools.get(name)
+    except TypeError:  # unhashable name
+        definition = None
+    if definition is None:
+        return finish(f"Error: unknown tool '{name}'", error="unknown tool")
+    if not isinstance(definition.method, str) or not is_valid_method(definition.method):
+        return finish(
+            f"Error: invalid HTTP method '{definition.method}' "
+            f"for tool '{definition.name}'",
+            error="invalid HTTP method",
+        )
+    method = definition.method.upper()
+    try:
+        prepared = build_request(definition, arguments)
+    except RequestBuildError as err:
+        return finish(err.text, method=method, error=err.text.removeprefix("Error: "))
+    except Exception as err:  # a definition built by hand
+        reason = f"cannot build the request: {type(err).__name__}"
+        return finish(
+            f"Error: tool request failed: {reason}", method=method, error=reason
+        )
+
+    seconds = definition.timeout if definition.timeout is not None else timeout
+    if (
+        not isinstance(seconds, (int, float))
+        or not math.isfinite(seconds)
+        or seconds <= 0
+    ):
+        seconds = DEFAULT_TIMEOUT
+    limit = max(min(int(max_bytes), 4 * max_chars + 16), 0)
+    try:
+        async with asyncio.timeout(seconds):
+            response = await _send(session, prepared, seconds, limit)
+    except TimeoutError:
+        reason = f"timeout after {_format_seconds(seconds)} s"
+        return finish(
+            f"Error: tool request failed: {reason}", method=method, error=reason
+        )
+    except Exception as err:  # never raise: the model gets text
+        reason = _scrub(_describe(err), prepared.headers)
+        return finish(
+            f"Error: tool request failed: {reason}", method=method, error=reason
+        )
+
+    body = _decode(response.data, response.charset, final=not response.capped)
+    status = response.status
+    common: dict[str, Any] = {
+        "method": method,
+        "status": status,
+        "capped": response.capped,
+        "bytes_read": len(response.data),
+    }
+    if 200 <= status < 300:
+        text = body if body.strip() else f"HTTP {status}"
+        return finish(text, ok=True, error=None, **common)
+    reason = f"HTTP {status}"
+    if response.note:
+        reason += f" ({response.note})"
+    return finish(f"Error: HTTP {status} — {body}", error=reason, **common)

@@ -1,0 +1,344 @@
+"""Turn a tool definition and the model's arguments into an HTTP request.
+
+Rules of the operating guide (section 3): every ``{arg}`` in the URL and in
+header values is replaced by the call's value (strings unquoted, numbers and
+booleans as text); arguments consumed by a placeholder are not sent again; the
+remaining ones become query parameters for ``GET``, ``HEAD``, ``OPTIONS``,
+``TRACE`` and ``DELETE``, and a JSON body (``{}`` when nothing is left) for
+``POST``, ``PUT``, ``PATCH`` and every other verb.
+
+Decisions where the guide is silent:
+
+- Rendering of a value as text: strings as is; ``true``/``false``; integers
+  (and floats with an integral value, ``2.0`` -> ``2``) without ``.0``; other
+  floats in their shortest round-trip form; lists and objects as compact JSON
+  text; NaN and infinities are refused.
+- URL values are percent-encoded so that only RFC 3986 unreserved characters
+  (``A-Z a-z 0-9 - . _ ~``) stay literal, wherever they land (path, query key
+  or value, fragment): no value can change the scheme, host, path structure,
+  query or fragment. A value making a whole path segment ``.`` or ``..`` is
+  refused (encoding the dots would not help: ``%2E`` is equivalent to ``.``
+  for RFC 3986 normalisers), and so is a value leaving a path segment empty
+  (``/items/{id}`` with ``""`` would address the collection instead).
+- Literal text of the URL template is kept, except that characters not
+  allowed in a URL (spaces, non-ASCII, ``{{``/``}}`` braces...) and a ``%``
+  not followed by two hex digits are percent-encoded; the host is IDNA-encoded.
+- Remaining arguments in the query: in the arguments' order, appended after a
+  query the URL already has (``?format=3`` is kept) and before any fragment;
+  ``null`` is omitted; a list gives one ``key=value`` per non-null element;
+  an object is sent as JSON text.
+- Remaining arguments in a JSON body are sent as given, ``null`` included.
+  ``Content-Type: application/json`` is added unless the definition sets its
+  own ``Content-Type`` (any case). Query verbs get no body and no added
+  ``Content-Type``. The body is compact UTF-8 JSON (``{"qty":2}``).
+- Unknown extra arguments are not refused: they follow the verb like the
+  others (the guide: "the remaining ones follow the verb").
+- A required argument that is missing or ``null``, or a placeholder without a
+  value, is refused: ``Error: missing required argument '<arg>' for tool
+  '<name>'``. No partial request is ever built.
+- Header values with control characters (CR, LF, NUL...) after substitution are
+  refused. Error texts never contain argument values (header values are
+  secrets).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+import json
+import math
+import re
+from typing import Any
+from urllib.parse import quote
+
+from .definitions import (
+    HEADER_CONTROL_RE,
+    Placeholder,
+    TemplatePart,
+    ToolDefinition,
+    is_valid_method,
+    parse_template,
+    parse_url_template,
+)
+
+QUERY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "DELETE"})
+JSON_CONTENT_TYPE = "application/json"
+
+_LONE_PERCENT_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
+# Characters kept literal in the template's own text: reserved + "%" (+ "~").
+_LITERAL_SAFE = "!#$&'()*+,/:;=?@[]~%"
+
+
+@dataclass(frozen=True, slots=True)
+class PreparedRequest:
+    """An HTTP request ready to send."""
+
+    method: str
+    url: str
+    headers: dict[str, str]
+    json_body: Any | None
+
+    def body(self) -> bytes | None:
+        """The body as compact UTF-8 JSON, ``None`` when there is none."""
+        if self.json_body is None:
+            return None
+        return json.dumps(
+            self.json_body, ensure_ascii=False, separators=(",", ":")
+        ).encode("utf-8")
+
+
+class RequestBuildError(Exception):
+    """The request cannot be built; ``text`` is what the model receives."""
+
+    def __init__(self, text: str) -> None:
+        """Keep the model-facing text (it starts with ``Error: ``)."""
+        super().__init__(text)
+        self.text = text
+
+
+class _InvalidValue(ValueError):
+    """A value that cannot be rendered."""
+
+
+def render_value(value: Any) -> str:
+    """Render an argument as text for a URL or a header value."""
+    if isinstance(value, str):
+        return value
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, int):
+        return str(value)
+    if isinstance(value, float):
+        if not math.isfinite(value):
+            raise _InvalidValue("numbers must be finite")
+        if value.is_integer():
+            return str(int(value))
+        return repr(value)
+    try:
+        return json.dumps(
+            value, ensure_ascii=False, separators=(",", ":"), allow_nan=False
+        )
+    except TypeError, ValueError:
+        raise _InvalidValue("the value cannot be sent as text") from None
+
+
+def _encode(text: str) -> str:
+    """Percent-encode everything but RFC 3986 unreserved characters."""
+    return quote(text, safe="")
+
+
+def _encode_literal(text: str) -> str:
+    return quote(_LONE_PERCENT_RE.sub("%25", text), safe=_LITERAL_SAFE)
+
+
+def _invalid(name: str, definition: ToolDefinition, why: str) -> RequestBuildError:
+    return RequestBuildError(
+        f"Error: invalid value for argument '{name}' in tool '{definition.name}': {why}"
+    )
+
+
+def _missing(name: str, definition: ToolDefinition) -> RequestBuildError:
+    return RequestBuildError(
+        f"Error: missing required argument '{name}' for tool '{definition.name}'"
+    )
+
+
+class _Renderer:
+    """Render placeholders, remembering which arguments were consumed."""
+
+    def __init__(self, definition: ToolDefinition, arguments: Mapping[str, Any]):
+        self.definition = definition
+        self.arguments = arguments
+        self.consumed: set[str] = set()
+
+    def value(self, name: str) -> str:
+        value = self.arguments.get(name)
+        if value is None:
+            raise _missing(name, self.definition)
+        self.consumed.add(name)
+        try:
+            return render_value(value)
+        except _InvalidValue as err:
+            raise _invalid(name, self.definition, str(err)) from None
+
+
+def _check_segments(
+    pieces: list[tuple[str, str | None]], definition: ToolDefinition
+) -> None:
+    """Refuse values making a whole path segment '', '.' or '..'."""
+    segments: list[tuple[str, str | None]] = [("", None)]
+    for text, source in pieces:
+        if source is not None:
+            current, _ = segments[-1]
+            segments[-1] = (current + text, source)
+            continue
+        first, *others = text.split("/")
+        current, current_source = segments[-1]
+        segments[-1] = (current + first, current_source)
+        segments.extend((chunk, None) for chunk in others)
+    for segment, source in segments:
+        if source is None:
+            continue
+        if segment in (".", ".."):
+            raise _invalid(
+                source, definition, "'.' and '..' are not allowed as a URL path segment"
+            )
+        if not segment:
+            raise _invalid(
+                source, definition, "an empty value cannot fill a URL path segment"
+            )
+
+
+def _build_url(
+    definition: ToolDefinition, renderer: _Renderer
+) -> tuple[str, str, bool, str | None]:
+    """Return (origin + path, query, has_query, fragment or None)."""
+    try:
+        template = parse_url_template(definition.url)
+    except ValueError as err:
+        raise RequestBuildError(
+            f"Error: invalid URL for tool '{definition.name}': {err}"
+        ) from None
+    state = "path"
+    path: list[tuple[str, str | None]] = []
+    query: list[str] = []
+    fragment: list[str] = []
+    has_query = False
+    for part in template.rest:
+        if isinstance(part, Placeholder):
+            encoded = _encode(renderer.value(part.name))
+            if state == "path":
+                path.append((encoded, part.name))
+            elif state == "query":
+                query.append(encoded)
+            else:
+                fragment.append(encoded)
+            continue
+        text = part
+        if state == "path":
+            cut = min(
+                (pos for pos in (text.find("?"), text.find("#")) if pos != -1),
+                default=-1,
+            )
+            if cut == -1:
+                path.append((_encode_literal(text), None))
+                continue
+            path.append((_encode_literal(text[:cut]), None))
+            if text[cut] == "?":
+                state, has_query = "query", True
+            else:
+                state = "fragment"
+            text = text[cut + 1 :]
+        if state == "query":
+            cut = text.find("#")
+            if cut == -1:
+                query.append(_encode_literal(text))
+                continue
+            query.append(_encode_literal(text[:cut]))
+            state = "fragment"
+            text = text[cut + 1 :]
+        fragment.append(_encode_literal(text))
+    _check_segments(path, definition)
+    base = template.origin + "".join(text for text, _ in path)
+    frag = "".join(fragment) if state == "fragment" else None
+    return base, "".join(query), has_query, frag
+
+
+def _query_pairs(remaining: Mapping[str, Any], definition: ToolDefinition) -> list[str]:
+    pairs: list[str] = []
+    for key, value in remaining.items():
+        values = value if isinstance(value, (list, tuple)) else [value]
+        for item in values:
+            if item is None:
+                continue
+            try:
+                text = render_value(item)
+            except _InvalidValue as err:
+                raise _invalid(key, definition, str(err)) from None
+            pairs.append(f"{_encode(key)}={_encode(text)}")
+    return pairs
+
+
+def _render_header(
+    value: str, name: str, definition: ToolDefinition, renderer: _Renderer
+) -> str:
+    try:
+        parts: tuple[TemplatePart, ...] = parse_template(value)
+    except ValueError as err:
+        raise RequestBuildError(
+            f"Error: invalid header '{name}' for tool '{definition.name}': {err}"
+        ) from None
+    out: list[str] = []
+    for part in parts:
+        if isinstance(part, Placeholder):
+            text = renderer.value(part.name)
+            if HEADER_CONTROL_RE.search(text):
+                raise _invalid(
+                    part.name,
+                    definition,
+                    "header values cannot contain control characters (CR, LF, NUL)",
+                )
+            out.append(text)
+        elif HEADER_CONTROL_RE.search(part):
+            raise RequestBuildError(
+                f"Error: invalid header '{name}' for tool '{definition.name}': "
+                "header values cannot contain control characters (CR, LF, NUL)"
+            )
+        else:
+            out.append(part)
+    return "".join(out)
+
+
+def build_request(
+    definition: ToolDefinition, arguments: Mapping[str, Any]
+) -> PreparedRequest:
+    """Build the request for one call; raise :class:`RequestBuildError`."""
+    if not isinstance(arguments, Mapping) or not all(
+        isinstance(key, str) for key in arguments
+    ):
+        raise RequestBuildError(
+            f"Error: arguments for tool '{definition.name}' must be a JSON object"
+        )
+    method = definition.method.upper()
+    if not is_valid_method(method):
+        raise RequestBuildError(
+            f"Error: invalid HTTP method '{definition.method}' "
+            f"for tool '{definition.name}'"
+        )
+    required = definition.parameters.get("required")
+    for name in required if isinstance(required, list) else ():
+        if isinstance(name, str) and arguments.get(name) is None:
+            raise _missing(name, definition)
+    renderer = _Renderer(definition, arguments)
+    base, query, has_query, fragment = _build_url(definition, renderer)
+    headers = {
+        name: _render_header(value, name, definition, renderer)
+        for name, value in definition.headers.items()
+    }
+    remaining = {
+        key: value for key, value in arguments.items() if key not in renderer.consumed
+    }
+    json_body: Any | None = None
+    if method in QUERY_METHODS:
+        pairs = _query_pairs(remaining, definition)
+        if pairs:
+            if query and not query.endswith("&"):
+                query += "&"
+            query += "&".join(pairs)
+            has_query = True
+    else:
+        try:
+            json.dumps(remaining, allow_nan=False)
+        except TypeError, ValueError:
+            raise RequestBuildError(
+                f"Error: arguments for tool '{definition.name}' cannot be sent as JSON"
+            ) from None
+        json_body = remaining
+        if not any(name.lower() == "content-type" for name in headers):
+            headers["Content-Type"] = JSON_CONTENT_TYPE
+    url = base
+    if has_query:
+        url += "?" + query
+    if fragment is not None:
+        url += "#" + fragment
+    return PreparedRequest(method=method, url=url, headers=headers, json_body=json_body)

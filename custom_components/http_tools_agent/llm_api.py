@@ -1,0 +1,150 @@
+"""The entry's HTTP tools as a Home Assistant LLM API, usable by any agent."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+import time
+from typing import TYPE_CHECKING, Any, override
+
+from homeassistant.components.conversation import chat_log as ha_chat_log
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import llm
+from homeassistant.helpers.aiohttp_client import async_get_clientsession
+import probatio
+
+from .const import DOMAIN, EVENT_TOOL_CALL, LOGGER
+from .engine.definitions import ToolDefinition
+from .engine.executor import ToolRunResult, run_tool
+
+if TYPE_CHECKING:
+    from . import HttpToolsConfigEntry
+
+REDACTED = "**REDACTED**"
+API_NAME = "HTTP Tools"
+RESULT_KEY = "result"
+
+
+def api_id_for(api_key: str) -> str:
+    """Return the LLM API id for an entry's stable key (its unique id).
+
+    The config flow knows the unique id before the entry exists, so the first
+    agent it creates can already select this entry's tools.
+    """
+    return f"{DOMAIN}-{api_key}"
+
+
+def _probatio_schema(parameters: dict[str, Any]) -> probatio.Schema:
+    """Convert a tool's JSON Schema so agents that read `Tool.parameters` work."""
+    try:
+        return probatio.from_json_schema(parameters)
+    except Exception:
+        LOGGER.debug("Parameters not expressible for other agents: %s", parameters)
+        return probatio.Schema({}, extra=probatio.ALLOW_EXTRA)
+
+
+def redact_arguments(
+    definition: ToolDefinition, arguments: dict[str, Any]
+) -> dict[str, Any]:
+    """Hide the values that go into headers: they are usually credentials."""
+    secret = definition.header_placeholders
+    return {k: (REDACTED if k in secret else v) for k, v in arguments.items()}
+
+
+class HttpTool(llm.Tool):
+    """One declarative HTTP tool."""
+
+    def __init__(self, definition: ToolDefinition, entry: HttpToolsConfigEntry) -> None:
+        """Wrap a definition for one turn."""
+        self.name = definition.name
+        self.description = definition.description or None
+        self.parameters = _probatio_schema(definition.parameters)
+        self.integration = DOMAIN
+        self.definition = definition
+        self._entry = entry
+
+    @override
+    async def async_call(
+        self,
+        hass: HomeAssistant,
+        tool_input: llm.ToolInput,
+        llm_context: llm.LLMContext,
+    ) -> llm.ToolResult:
+        """Run the HTTP request; failures are text the model can read."""
+        runtime = self._entry.runtime_data
+        settings = runtime.settings
+        started = time.monotonic()
+        result = await run_tool(
+            async_get_clientsession(hass),
+            {self.definition.name: self.definition},
+            self.definition.name,
+            tool_input.tool_args,
+            timeout=settings.tool_timeout,
+            max_chars=settings.tool_result_max_chars,
+        )
+        runtime.record_run(result)
+        _fire_tool_event(
+            hass, self.definition, tool_input, llm_context, result, started
+        )
+        return llm.ToolResult(data={RESULT_KEY: result.text}, error=not result.ok)
+
+
+def _fire_tool_event(
+    hass: HomeAssistant,
+    definition: ToolDefinition,
+    tool_input: llm.ToolInput,
+    llm_context: llm.LLMContext,
+    result: ToolRunResult,
+    started: float,
+) -> None:
+    """Tell automations and the logbook that a tool ran."""
+    chat_log = ha_chat_log.current_chat_log.get()
+    agent_id: str | None = None
+    if chat_log is not None:
+        for content in reversed(chat_log.content):
+            if content.role == "assistant":
+                agent_id = content.agent_id
+                break
+    hass.bus.async_fire(
+        EVENT_TOOL_CALL,
+        {
+            "tool": definition.name,
+            "arguments": redact_arguments(definition, tool_input.tool_args),
+            "method": result.method,
+            "status": result.status,
+            "ok": result.ok,
+            "duration": round(result.duration or (time.monotonic() - started), 3),
+            "truncated": result.truncated,
+            "conversation_id": chat_log.conversation_id if chat_log else None,
+            "agent_id": agent_id,
+            "device_id": llm_context.device_id,
+        },
+        context=llm_context.context,
+    )
+
+
+@dataclass(slots=True, kw_only=True)
+class HttpToolsAPI(llm.API):
+    """LLM API whose tools are the entry's active HTTP tools."""
+
+    entry: HttpToolsConfigEntry
+
+    @override
+    async def async_get_api_instance(
+        self, llm_context: llm.LLMContext
+    ) -> llm.APIInstance:
+        """Snapshot the active tools for one turn."""
+        store = self.entry.runtime_data.store
+        tools: list[llm.Tool] = []
+        if store.enabled:
+            tools = [HttpTool(d, self.entry) for d in store.active.tools]
+        return llm.APIInstance(
+            api=self,
+            api_prompt=(
+                "Call a tool whenever the request needs data or an action it "
+                "provides; answer from the tool's result."
+                if tools
+                else ""
+            ),
+            llm_context=llm_context,
+            tools=tools,
+        )

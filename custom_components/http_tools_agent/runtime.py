@@ -1,0 +1,77 @@
+"""What a loaded entry holds at runtime (its `runtime_data`)."""
+
+from __future__ import annotations
+
+from collections import deque
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any
+
+from homeassistant.util import dt as dt_util
+import openai
+
+from .const import (
+    CONF_MAX_TOOL_ITERATIONS,
+    CONF_TOOL_RESULT_MAX_CHARS,
+    CONF_TOOL_TIMEOUT,
+    DEFAULT_MAX_TOOL_ITERATIONS,
+    DEFAULT_TOOL_RESULT_MAX_CHARS,
+    DEFAULT_TOOL_TIMEOUT,
+)
+from .engine.executor import ToolRunResult
+from .store import ToolStore
+
+# How many recent tool failures diagnostics keep.
+MAX_RECENT_ERRORS = 10
+
+
+@dataclass(frozen=True, slots=True)
+class ToolSettings:
+    """How tools run, from the entry's options."""
+
+    max_tool_iterations: int = DEFAULT_MAX_TOOL_ITERATIONS
+    tool_timeout: float = DEFAULT_TOOL_TIMEOUT
+    tool_result_max_chars: int = DEFAULT_TOOL_RESULT_MAX_CHARS
+
+    @classmethod
+    def from_options(cls, options: dict[str, Any]) -> ToolSettings:
+        """Read the settings, falling back to the defaults."""
+        return cls(
+            max_tool_iterations=int(
+                options.get(CONF_MAX_TOOL_ITERATIONS, DEFAULT_MAX_TOOL_ITERATIONS)
+            ),
+            tool_timeout=float(options.get(CONF_TOOL_TIMEOUT, DEFAULT_TOOL_TIMEOUT)),
+            tool_result_max_chars=int(
+                options.get(CONF_TOOL_RESULT_MAX_CHARS, DEFAULT_TOOL_RESULT_MAX_CHARS)
+            ),
+        )
+
+
+@dataclass(frozen=True, slots=True)
+class RecentError:
+    """A failure worth showing in diagnostics (no secrets)."""
+
+    when: datetime
+    kind: str
+    message: str
+
+
+@dataclass(slots=True)
+class HttpToolsRuntime:
+    """Runtime data of one config entry."""
+
+    client: openai.AsyncOpenAI
+    store: ToolStore
+    settings: ToolSettings
+    recent_errors: deque[RecentError] = field(
+        default_factory=lambda: deque(maxlen=MAX_RECENT_ERRORS)
+    )
+
+    def record_error(self, kind: str, message: str) -> None:
+        """Remember a failure for diagnostics."""
+        self.recent_errors.append(RecentError(dt_util.utcnow(), kind, message))
+
+    def record_run(self, result: ToolRunResult) -> None:
+        """Remember a failed tool run."""
+        if not result.ok:
+            self.record_error(f"tool:{result.tool}", result.error or result.text)

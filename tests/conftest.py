@@ -1,0 +1,156 @@
+"""Shared fixtures.
+
+The integration package is imported first so Home Assistant's loader resolves
+`custom_components` to this repository rather than the plugin's testing config.
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+import sys
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from collections.abc import AsyncGenerator
+from typing import Any
+
+from homeassistant.config_entries import ConfigSubentryData
+from homeassistant.core import HomeAssistant
+from homeassistant.setup import async_setup_component
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+import custom_components.http_tools_agent  # noqa: F401
+from custom_components.http_tools_agent.config_flow import (
+    default_agent_data,
+)
+from custom_components.http_tools_agent.const import (
+    CONF_BASE_URL,
+    CONF_MODEL,
+    CONF_STREAM,
+    CONF_TOOLS,
+    DEFAULT_CONVERSATION_NAME,
+    DOMAIN,
+    SUBENTRY_CONVERSATION,
+)
+from custom_components.http_tools_agent.llm_api import api_id_for
+
+from .servers import FakeLLMServer, ToolEndpoint
+
+ENTRY_UNIQUE_ID = "01JTESTENTRY"
+
+
+@pytest.fixture(autouse=True)
+def auto_enable_custom_integrations(enable_custom_integrations: None) -> None:
+    """Let Home Assistant load this custom integration in every test."""
+
+
+@pytest.fixture
+async def llm_server(socket_enabled: None) -> AsyncGenerator[FakeLLMServer]:
+    """A scripted OpenAI-compatible server on 127.0.0.1."""
+    server = FakeLLMServer()
+    await server.start()
+    yield server
+    await server.stop()
+
+
+@pytest.fixture
+async def tool_endpoint(socket_enabled: None) -> AsyncGenerator[ToolEndpoint]:
+    """The HTTP service the tools call, on 127.0.0.1."""
+    endpoint = ToolEndpoint()
+    await endpoint.start()
+    yield endpoint
+    await endpoint.stop()
+
+
+@pytest.fixture
+def tools(tool_endpoint: ToolEndpoint) -> list[dict[str, Any]]:
+    """The guide's weather and webhook tools, pointed at the local endpoint."""
+    return [
+        {
+            "name": "get_weather",
+            "description": "Current weather and temperature for a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string", "description": "City"}},
+                "required": ["city"],
+            },
+            "url": f"{tool_endpoint.url}/weather/{{city}}",
+            "method": "GET",
+        },
+        {
+            "name": "send_webhook",
+            "description": "POST a JSON payload to the webhook endpoint.",
+            "parameters": {
+                "type": "object",
+                "properties": {"message": {"type": "string"}},
+                "required": ["message"],
+            },
+            "url": f"{tool_endpoint.url}/hook",
+            "method": "POST",
+            "headers": {"X-Tool": "http-tools-agent"},
+        },
+    ]
+
+
+@pytest.fixture
+def agent_options() -> dict[str, Any]:
+    """Overrides of the agent (subentry) settings for a test."""
+    return {}
+
+
+@pytest.fixture
+def extra_options() -> dict[str, Any]:
+    """Entry options a test adds to (or replaces in) the default ones."""
+    return {}
+
+
+@pytest.fixture
+def entry_options(
+    tools: list[dict[str, Any]], extra_options: dict[str, Any]
+) -> dict[str, Any]:
+    """Entry options for a test: the tools and their settings."""
+    return {CONF_TOOLS: tools, **extra_options}
+
+
+@pytest.fixture
+def config_entry(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    entry_options: dict[str, Any],
+    agent_options: dict[str, Any],
+) -> MockConfigEntry:
+    """A server entry with one agent that uses the entry's HTTP tools."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title=llm_server.base_url,
+        unique_id=ENTRY_UNIQUE_ID,
+        data={CONF_BASE_URL: llm_server.base_url},
+        options=entry_options,
+        subentries_data=[
+            ConfigSubentryData(
+                subentry_type=SUBENTRY_CONVERSATION,
+                title=DEFAULT_CONVERSATION_NAME,
+                unique_id=None,
+                data={
+                    **default_agent_data(api_id_for(ENTRY_UNIQUE_ID), ["local"]),
+                    CONF_MODEL: "local",
+                    CONF_STREAM: True,
+                    **agent_options,
+                },
+            )
+        ],
+    )
+    entry.add_to_hass(hass)
+    return entry
+
+
+@pytest.fixture
+async def setup_integration(
+    hass: HomeAssistant, config_entry: MockConfigEntry
+) -> MockConfigEntry:
+    """Set up Home Assistant with the integration loaded."""
+    assert await async_setup_component(hass, "homeassistant", {})
+    assert await async_setup_component(hass, DOMAIN, {})
+    await hass.async_block_till_done()
+    return config_entry

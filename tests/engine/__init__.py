@@ -1,0 +1,1 @@
+"""Tests of the pure engine package (no Home Assistant needed)."""

@@ -1,0 +1,633 @@
+"""Golden data for the text-call filter tests.
+
+The ``TRANSCRIPTS`` deltas are the ``delta.content`` pieces, in order, of real
+streamed captures in ``shared/transcripts/`` (llama.cpp's ``llama-server`` and
+``llama-cpp-python`` with Qwen2.5-Coder-0.5B-Instruct, and SmolLM2-135M),
+captured 2026-11-30; ``NOSTREAM`` holds the ``message.content`` of the
+non-streamed ones. Regenerate by re-reading those files; never edit by hand.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+# The tools offered in every capture (name -> JSON Schema parameters).
+TOOLS: dict[str, dict[str, Any]] = {'get_weather': {'type': 'object', 'properties': {'city': {'type': 'string', 'description': "City name, e.g. 'Paris'"}}, 'required': ['city']}, 'send_webhook': {'type': 'object', 'properties': {'message': {'type': 'string'}}, 'required': ['message']}}
+
+TRANSCRIPTS: dict[str, list[str]] = {
+    'llama-cpp-python__required_parallel_stream': [
+        '```', 'json', '\n', '{\n', ' ', ' "', 'name', '":', ' "', 'get',
+        '_weather', '",\n', ' ', ' "', 'arguments', '":', ' {\n', '   ', ' "',
+        'city', '":', ' "', 'Pal', 'ermo', '"\n', ' ', ' }\n', '}\n', '```',
+    ],
+    'llama-cpp-python__required_stream': [
+        '{"', 'name', '":', ' "', 'get', '_weather', '",', ' "', 'arguments', '":',
+        ' {"', 'city', '":', ' "', 'R', 'ome', '"}}',
+    ],
+    'llama-cpp-python__second_round_stream': [
+        '{"', 'name', '":', ' "', 'get', '_weather', '",', ' "', 'arguments', '":',
+        ' "{\\"', 'city', '\\":', ' \\"', 'R', 'ome', '\\"', '}"', '}\n', '{"',
+        'response', '":', ' "', 'R', 'ome', ':', ' ☀', '️', ' +', '1', '4', '°C',
+        '"}',
+    ],
+    'llama-cpp-python__smalltalk_stream': [
+        'Hello', '!', ' I', "'m", ' doing', ' well', ',', ' thank', ' you', ' for',
+        ' asking', '.', ' How', ' about', ' you', '?',
+    ],
+    'llama-cpp-python__two_cities_stream': [
+        '```', 'json', '\n', '{\n', ' ', ' "', 'name', '":', ' "', 'get',
+        '_weather', '",\n', ' ', ' "', 'arguments', '":', ' {\n', '   ', ' "',
+        'city', '":', ' "', 'Pal', 'ermo', '"\n', ' ', ' }\n', '}\n', '```',
+    ],
+    'llama-cpp-python__weather_stream': [
+        '{"', 'name', '":', ' "', 'get', '_weather', '",', ' "', 'arguments', '":',
+        ' {"', 'city', '":', ' "', 'R', 'ome', '"}}',
+    ],
+    'llama-server-smollm2__weather_stream': [
+        'The', ' weather', ' in', ' Rome', ' is', ' quite', ' pleasant', ',',
+        ' with', ' a', ' mix', ' of', ' sunny', ' days', ' and', ' cooler',
+        ' evenings', '.', ' The', ' city', ' is', ' known', ' for', ' its',
+        ' vibrant', ' atmosphere', ',', ' with', ' plenty', ' of', ' outdoor',
+        ' activities', ' and', ' attractions', '.', ' The', ' Italian', ' Alps',
+        ' are', ' a', ' popular', ' destination', ',', ' offering', ' breathtaking',
+        ' views', ' of', ' the', ' Mediterranean', '.', ' Rome', ' is', ' also',
+        ' a', ' popular', ' destination', ' for', ' outdoor', ' activities', ',',
+        ' with', ' many', ' attractions', ' and', ' events', ' taking', ' place',
+        ' throughout', ' the', ' year', '.',
+    ],
+    'llama-server__required_parallel_stream': [
+        '```', 'json', '\n', '{\n', ' ', ' "', 'name', '":', ' "', 'get',
+        '_weather', '",\n', ' ', ' "', 'arguments', '":', ' {\n', '   ', ' "',
+        'city', '":', ' "', 'Pal', 'ermo', '"\n', ' ', ' }\n', '}\n', '```',
+        '\n\n\n', '```', 'json', '\n', '{\n', ' ', ' "', 'name', '":', ' "', 'get',
+        '_weather', '",\n', ' ', ' "', 'arguments', '":', ' {\n', '   ', ' "',
+        'city', '":', ' "', 'Tur', 'in', '"\n', ' ', ' }\n', '}\n', '```', '\n\n\n',
+        '```', 'json', '\n', '{\n', ' ', ' "', 'name', '":', ' "', 'send', '_web',
+        'hook', '",\n', ' ', ' "', 'arguments', '":', ' {\n', '   ', ' "',
+        'message', '":', ' "', 'The', ' weather', ' in', ' Pal', 'ermo', ' is',
+        ' sunny', ' and', ' the', ' temperature', ' is', ' ', '2', '5', '°C', '.',
+        ' The', ' weather', ' in', ' Tur', 'in', ' is', ' rainy', ' and', ' the',
+        ' temperature', ' is', ' ', '1', '8', '°C', '."\n', ' ', ' }\n', '}\n',
+        '```', '\n\n\n', '```', 'json', '\n', '{\n', ' ', ' "', 'name', '":', ' "',
+        'send', '_web', 'hook', '",\n', ' ', ' "', 'arguments', '":', ' {\n', '   ',
+        ' "', 'message', '":', ' "', 'The', ' weather', ' in', ' Pal', 'ermo',
+        ' is', ' sunny',
+    ],
+    'llama-server__required_stream': [
+        '{"', 'name', '":', ' "', 'get', '_weather', '",', ' "', 'arguments', '":',
+        ' {"', 'city', '":', ' "', 'R', 'ome', '"}}', '.', ' The', ' current',
+        ' weather', ' in', ' Rome', ' is', ' sunny', ' with', ' a', ' temperature',
+        ' of', ' ', '2', '2', ' degrees', ' Celsius', '.', ' The', ' forecast',
+        ' for', ' Rome', ' is', ' expected', ' to', ' be', ' sunny', ' with', ' a',
+        ' temperature', ' of', ' ', '2', '2', ' degrees', ' Celsius', '.', ' The',
+        ' weather', ' in', ' Rome', ' is', ' currently', ' sunny', ' with', ' a',
+        ' temperature', ' of', ' ', '2', '2', ' degrees', ' Celsius', '.', ' The',
+        ' forecast', ' for', ' Rome', ' is', ' expected', ' to', ' be', ' sunny',
+        ' with', ' a', ' temperature', ' of', ' ', '2', '2', ' degrees', ' Celsius',
+        '.', ' The', ' weather', ' in', ' Rome', ' is', ' currently', ' sunny',
+        ' with', ' a', ' temperature', ' of', ' ', '2', '2', ' degrees', ' Celsius',
+        '.', ' The', ' forecast', ' for', ' Rome', ' is', ' expected', ' to', ' be',
+        ' sunny', ' with', ' a', ' temperature', ' of', ' ', '2', '2', ' degrees',
+        ' Celsius', '.', ' The', ' weather', ' in', ' Rome', ' is', ' currently',
+        ' sunny', ' with', ' a', ' temperature', ' of', ' ', '2', '2', ' degrees',
+        ' Celsius', '.', ' The', ' forecast', ' for', ' Rome', ' is', ' expected',
+        ' to',
+    ],
+    'llama-server__second_round_stream': [
+        '{"', 'name', '":', ' "', 'get', '_weather', '",', ' "', 'arguments', '":',
+        ' {"', 'city', '":', ' "', 'R', 'ome', '"}}\n', '{"', 'name', '":', ' "',
+        'get', '_weather', '",', ' "', 'arguments', '":', ' {"', 'city', '":', ' "',
+        'R', 'ome', '"}}\n', '{"', 'name', '":', ' "', 'get', '_weather', '",',
+        ' "', 'arguments', '":', ' {"', 'city', '":', ' "', 'R', 'ome', '"}}\n',
+        '{"', 'name', '":', ' "', 'get', '_weather', '",', ' "', 'arguments', '":',
+        ' {"', 'city', '":', ' "', 'R', 'ome', '"}}\n', '{"', 'name', '":', ' "',
+        'get', '_weather', '",', ' "', 'arguments', '":', ' {"', 'city', '":', ' "',
+        'R', 'ome', '"}}\n', '{"', 'name', '":', ' "', 'get', '_weather', '",',
+        ' "', 'arguments', '":', ' {"', 'city', '":', ' "', 'R', 'ome', '"}}\n',
+        '{"', 'name', '":', ' "', 'get', '_weather', '",', ' "', 'arguments', '":',
+        ' {"', 'city', '":', ' "', 'R', 'ome', '"}}\n', '{"', 'name', '":', ' "',
+        'get', '_weather', '",', ' "', 'arguments', '":', ' {"', 'city', '":', ' "',
+        'R', 'ome', '"}}\n', '{"', 'name', '":', ' "', 'get', '_weather', '",',
+        ' "', 'arguments', '":', ' {"', 'city', '":', ' "',
+    ],
+    'llama-server__smalltalk_stream': [
+        'Hello', '!', ' I', "'m", ' doing', ' well', ',', ' thank', ' you', ' for',
+        ' asking', '.', ' How', ' about', ' you', '?',
+    ],
+    'llama-server__two_cities_stream': [
+        '```', 'json', '\n', '{\n', ' ', ' "', 'name', '":', ' "', 'get',
+        '_weather', '",\n', ' ', ' "', 'arguments', '":', ' {\n', '   ', ' "',
+        'city', '":', ' "', 'Pal', 'ermo', '"\n', ' ', ' }\n', '}\n', '```',
+    ],
+    'llama-server__weather_stream': [
+        '{"', 'name', '":', ' "', 'get', '_weather', '",', ' "', 'arguments', '":',
+        ' {"', 'city', '":', ' "', 'R', 'ome', '"}}',
+    ],
+}
+
+NOSTREAM: dict[str, str] = {
+    'llama-cpp-python__weather_nostream': '{"name": "get_weather", "arguments": {"city": "Rome"}}',
+    'llama-server__weather_nostream': '{"name": "get_weather", "arguments": {"city": "Rome"}}',
+}
+
+# What each capture must give: calls (name, arguments), spoken text, number of
+# problems. A call cut off by max_tokens (finish_reason "length") is a problem.
+_PALERMO = ("get_weather", {"city": "Palermo"})
+_ROME = ("get_weather", {"city": "Rome"})
+_WEBHOOK_MSG = (
+    "The weather in Palermo is sunny and the temperature is 25°C. "
+    "The weather in Turin is rainy and the temperature is 18°C."
+)
+_REPEAT_TEXT = (
+    ". The current weather in Rome is sunny with a temperature of 22 degrees "
+    "Celsius."
+)
+
+type Expected = tuple[list[tuple[str, dict[str, Any]]], str, int]
+
+EXPECTED: dict[str, Expected] = {
+    "llama-cpp-python__required_parallel_stream": ([_PALERMO], "", 0),
+    "llama-cpp-python__required_stream": ([_ROME], "", 0),
+    # The model repeats the call (arguments as a JSON string) and echoes the
+    # tool result as JSON: ordinary JSON, so it is spoken.
+    "llama-cpp-python__second_round_stream": (
+        [_ROME],
+        '{"response": "Rome: ☀️ +14°C"}',
+        0,
+    ),
+    "llama-cpp-python__smalltalk_stream": (
+        [],
+        "Hello! I'm doing well, thank you for asking. How about you?",
+        0,
+    ),
+    "llama-cpp-python__two_cities_stream": ([_PALERMO], "", 0),
+    "llama-cpp-python__weather_stream": ([_ROME], "", 0),
+    "llama-server-smollm2__weather_stream": (
+        [],
+        "The weather in Rome is quite pleasant, with a mix of sunny days and "
+        "cooler evenings. The city is known for its vibrant atmosphere, with "
+        "plenty of outdoor activities and attractions. The Italian Alps are a "
+        "popular destination, offering breathtaking views of the Mediterranean. "
+        "Rome is also a popular destination for outdoor activities, with many "
+        "attractions and events taking place throughout the year.",
+        0,
+    ),
+    "llama-server__required_parallel_stream": (
+        [_PALERMO, ("get_weather", {"city": "Turin"}), ("send_webhook", {"message": _WEBHOOK_MSG})],
+        "",
+        1,
+    ),
+    # Text after a bare call is speech (here the model invents the result).
+    "llama-server__required_stream": ([_ROME], _REPEAT_TEXT, 0),  # text: prefix
+    "llama-server__second_round_stream": ([_ROME] * 8, "", 1),
+    "llama-server__smalltalk_stream": (
+        [],
+        "Hello! I'm doing well, thank you for asking. How about you?",
+        0,
+    ),
+    "llama-server__two_cities_stream": ([_PALERMO], "", 0),
+    "llama-server__weather_stream": ([_ROME], "", 0),
+}
+
+# Hand-written cases: (id, reply, calls, spoken text, problems, thinking).
+# Tools: CASE_TOOLS.
+CASE_TOOLS: dict[str, dict[str, Any]] = {
+    "get_weather": {
+        "type": "object",
+        "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+        "required": ["city"],
+    },
+    "set_light": {
+        "type": "object",
+        "properties": {
+            "on": {"type": "boolean"},
+            "level": {"type": "number"},
+            "room": {"type": "string"},
+            "rgb": {"type": "array"},
+            "extra": {"type": "object"},
+            "code": {"type": "string"},
+        },
+    },
+    "http_tools__send_webhook": {
+        "type": "object",
+        "properties": {"message": {"type": "string"}},
+    },
+}
+
+type Case = tuple[str, str, list[tuple[str, dict[str, Any]]], str, int, str]
+
+_QWEN_ROME = (
+    "<tool_call>\n<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n"
+    "</function>\n</tool_call>"
+)
+_HERMES_ROME = '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n</tool_call>'
+
+CASES: list[Case] = [
+    # Qwen3-Coder XML
+    ("qwen_xml", _QWEN_ROME, [("get_weather", {"city": "Rome"})], "", 0, ""),
+    (
+        "qwen_xml_typed",
+        "<tool_call>\n<function=set_light>\n<parameter=on>\ntrue\n</parameter>\n"
+        "<parameter=level>\n0.5\n</parameter>\n<parameter=room>\n42\n</parameter>\n"
+        "<parameter=rgb>\n[255, 0, 10]\n</parameter>\n"
+        '<parameter=extra>\n{"fade": 2}\n</parameter>\n'
+        "<parameter=code>\n007\n</parameter>\n<parameter=undeclared>\n5\n</parameter>\n"
+        "</function>\n</tool_call>",
+        [
+            (
+                "set_light",
+                {
+                    "on": True,
+                    "level": 0.5,
+                    "room": "42",
+                    "rgb": [255, 0, 10],
+                    "extra": {"fade": 2},
+                    "code": "007",
+                    "undeclared": 5,
+                },
+            )
+        ],
+        "",
+        0,
+        "",
+    ),
+    (
+        "qwen_xml_integer",
+        "<function=get_weather>\n<parameter=city>\nNew York\n</parameter>\n"
+        "<parameter=days>\n5\n</parameter>\n</function>",
+        [("get_weather", {"city": "New York", "days": 5})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "qwen_xml_two_functions",
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nPalermo\n</parameter>\n"
+        "</function>\n<function=get_weather>\n<parameter=city>\nTurin\n</parameter>\n"
+        "</function>\n</tool_call>",
+        [("get_weather", {"city": "Palermo"}), ("get_weather", {"city": "Turin"})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "qwen_xml_no_wrapper_text_around",
+        "Checking.\n<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n"
+        "</function>\nOne moment.",
+        [("get_weather", {"city": "Rome"})],
+        "Checking.\n\nOne moment.",
+        0,
+        "",
+    ),
+    (
+        "qwen_xml_missing_close_tags",
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nRome\n</parameter>\n",
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "qwen_xml_cut_inside_parameter",
+        "<tool_call>\n<function=get_weather>\n<parameter=city>\nRo",
+        [],
+        "",
+        1,
+        "",
+    ),
+    (
+        "qwen_xml_broken_function",
+        "<function=get_weather <parameter=city>Rome</function>",
+        [],
+        "",
+        1,
+        "",
+    ),
+    (
+        "qwen_xml_namespaced_name",
+        "<function=send_webhook><parameter=message>hi</parameter></function>",
+        [("http_tools__send_webhook", {"message": "hi"})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "qwen_xml_unknown_tool",
+        "<tool_call><function=open_door><parameter=id>3</parameter></function></tool_call>",
+        [("open_door", {"id": 3})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "llama_function_json_body",
+        '<function=get_weather>{"city": "Rome"}</function>',
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        "",
+    ),
+    # Hermes JSON
+    ("hermes", _HERMES_ROME, [("get_weather", {"city": "Rome"})], "", 0, ""),
+    (
+        "hermes_inline_parameters_string_args",
+        'Sure.<tool_call>{"name": "GET_WEATHER", "parameters": "{\\"city\\": \\"Oslo\\"}"}</tool_call>',
+        [("get_weather", {"city": "Oslo"})],
+        "Sure.",
+        0,
+        "",
+    ),
+    (
+        "hermes_list",
+        '<tool_call>[{"name": "get_weather", "arguments": {"city": "A"}}, '
+        '{"name": "get_weather", "arguments": {"city": "B"}}]</tool_call>',
+        [("get_weather", {"city": "A"}), ("get_weather", {"city": "B"})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "hermes_two_blocks_text_between",
+        f"First. {_HERMES_ROME} Then. {_HERMES_ROME} End.",
+        [("get_weather", {"city": "Rome"})] * 2,
+        "First.  Then.  End.",
+        0,
+        "",
+    ),
+    (
+        "hermes_openai_shape",
+        '<tool_call>{"type": "function", "function": {"name": "get_weather", '
+        '"arguments": "{\\"city\\": \\"Rome\\"}"}}</tool_call>',
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "hermes_unknown_tool",
+        '<tool_call>{"name": "open_door", "arguments": {}}</tool_call>',
+        [("open_door", {})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "hermes_missing_close",
+        '<tool_call>\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n',
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "hermes_missing_close_then_text",
+        '<tool_call>{"name": "get_weather", "arguments": {"city": "Rome"}}\nChecking now.',
+        [("get_weather", {"city": "Rome"})],
+        "Checking now.",
+        0,
+        "",
+    ),
+    (
+        "hermes_broken_json",
+        '<tool_call>{"name": "get_weather", "arguments": {"city": </tool_call>',
+        [],
+        "",
+        1,
+        "",
+    ),
+    (
+        "hermes_broken_then_text",
+        'Oops <tool_call>{"name": get_weather}</tool_call> sorry.',
+        [],
+        "Oops  sorry.",
+        1,
+        "",
+    ),
+    ("empty_tool_call", "<tool_call></tool_call>Hi", [], "Hi", 1, ""),
+    (
+        "hermes_bad_arguments_string",
+        '<tool_call>{"name": "get_weather", "arguments": "city=Rome"}</tool_call>',
+        [],
+        "",
+        1,
+        "",
+    ),
+    # bare JSON (what llama.cpp servers send)
+    (
+        "bare_json",
+        '  {"name": "get_weather", "arguments": {"city": "Rome"}}\n',
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "bare_json_lines",
+        '{"name": "get_weather", "arguments": {"city": "A"}}\n'
+        '{"name": "get_weather", "arguments": {"city": "B"}}',
+        [("get_weather", {"city": "A"}), ("get_weather", {"city": "B"})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "bare_json_list",
+        '[{"name": "get_weather", "arguments": {"city": "A"}}, '
+        '{"name": "send_webhook", "arguments": {"message": "m"}}]',
+        [("get_weather", {"city": "A"}), ("http_tools__send_webhook", {"message": "m"})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "bare_json_after_text_line",
+        'Let me check.\n{"name": "get_weather", "arguments": {"city": "Rome"}}',
+        [("get_weather", {"city": "Rome"})],
+        "Let me check.\n",
+        0,
+        "",
+    ),
+    (
+        "bare_json_flat_arguments",
+        '{"name": "get_weather", "city": "Rome"}',
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "fence_json",
+        '```json\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n```\n',
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "fence_bare_two_calls_and_text",
+        'Here:\n```\n{"name": "get_weather", "arguments": {"city": "A"}}\n'
+        '{"name": "get_weather", "arguments": {"city": "B"}}\n```\nDone.',
+        [("get_weather", {"city": "A"}), ("get_weather", {"city": "B"})],
+        "Here:\n\nDone.",
+        0,
+        "",
+    ),
+    (
+        "bare_json_cut_off",
+        '{"name": "get_weather", "arguments": {"city": "Ro',
+        [],
+        "",
+        1,
+        "",
+    ),
+    (
+        "bare_json_committed_invalid",
+        '{"name": "get_weather", "arguments": {"city": Rome}}',
+        [],
+        "",
+        1,
+        "",
+    ),
+    # ordinary JSON and '<' stay text
+    ("ordinary_json", '{"temp": 20, "unit": "C"}', [], '{"temp": 20, "unit": "C"}', 0, ""),
+    (
+        "ordinary_json_name_not_a_tool",
+        '{"name": "Bob", "arguments": {"age": 3}}',
+        [],
+        '{"name": "Bob", "arguments": {"age": 3}}',
+        0,
+        "",
+    ),
+    (
+        "ordinary_json_fence",
+        '```json\n{"temp": 20}\n```',
+        [],
+        '```json\n{"temp": 20}\n```',
+        0,
+        "",
+    ),
+    (
+        "python_fence",
+        "```python\nprint('hi')\n```",
+        [],
+        "```python\nprint('hi')\n```",
+        0,
+        "",
+    ),
+    (
+        "mid_sentence_json_call_is_text",
+        'I would call {"name": "get_weather", "arguments": {"city": "Rome"}} now.',
+        [],
+        'I would call {"name": "get_weather", "arguments": {"city": "Rome"}} now.',
+        0,
+        "",
+    ),
+    (
+        "json_list_of_numbers",
+        "[1, 2, 3] are numbers.",
+        [],
+        "[1, 2, 3] are numbers.",
+        0,
+        "",
+    ),
+    ("braces_prose", "{placeholder} text", [], "{placeholder} text", 0, ""),
+    ("less_than", "3 < 5 and 5 > 3", [], "3 < 5 and 5 > 3", 0, ""),
+    ("html_b", "<b>bold</b> and <br/>", [], "<b>bold</b> and <br/>", 0, ""),
+    ("almost_tag", "<tool_box> <thinking> <func>", [], "<tool_box> <thinking> <func>", 0, ""),
+    ("trailing_lt", "a <", [], "a <", 0, ""),
+    ("trailing_partial_tag", "Sure <tool_ca", [], "Sure ", 0, ""),
+    # thinking
+    (
+        "think_then_answer",
+        "<think>\nThe user wants weather.\n</think>\n\nIt is sunny.",
+        [],
+        "It is sunny.",
+        0,
+        "\nThe user wants weather.\n",
+    ),
+    (
+        "think_then_call",
+        f"<think>need a tool</think>\n{_QWEN_ROME}",
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        "need a tool",
+    ),
+    (
+        "call_inside_think_not_run",
+        f"<think>maybe {_HERMES_ROME}</think>No call.",
+        [],
+        "No call.",
+        0,
+        f"maybe {_HERMES_ROME}",
+    ),
+    (
+        "unclosed_think",
+        "<think>still thinking <tool_call>",
+        [],
+        "",
+        0,
+        "still thinking <tool_call>",
+    ),
+    (
+        "think_straddling_call",
+        '<tool_call><think>hm</think>{"name": "get_weather", "arguments": {"city": "Rome"}}</tool_call>',
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        "hm",
+    ),
+    (
+        "think_straddling_close",
+        "<think>a <tool_call> b</think> c </tool_call> d",
+        [],
+        "c  d",
+        0,
+        "a <tool_call> b",
+    ),
+    ("orphan_close_think", "Answer.</think> More.", [], "Answer. More.", 0, ""),
+    (
+        "json_after_think",
+        '<think>x</think>\n{"name": "get_weather", "arguments": {"city": "Rome"}}',
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        "x",
+    ),
+    # orphan closers and parameters
+    ("orphan_closers", "a</tool_call>b</function>c</parameter>d", [], "abcd", 0, ""),
+    ("orphan_parameter", "x <parameter=city>Rome</parameter> y", [], "x  y", 1, ""),
+]
+
+# Fragments the property tests mix with prose.
+FRAGMENTS: list[str] = [
+    _QWEN_ROME,
+    _HERMES_ROME,
+    '{"name": "get_weather", "arguments": {"city": "Rome"}}',
+    '```json\n{"name": "get_weather", "arguments": {"city": "Rome"}}\n```',
+    '{"temp": 20}',
+    "<think>thinking about it</think>",
+    "<think>",
+    "</think>",
+    "<tool_call>",
+    "</tool_call>",
+    "<function=get_weather>",
+    "<parameter=city>",
+    "</parameter>",
+    "</function>",
+    '<tool_call>{"name": "get_weather", "arguments": {"city": </tool_call>',
+    "<b>",
+    " 3 < 5 ",
+    "```",
+    "```json\n",
+    "\n",
+    "\n\n",
+    "[",
+    "{",
+    "}",
+    '"',
+    "\\",
+    "`",
+    "<",
+    " ",
+]

@@ -1,0 +1,329 @@
+"""Real HTTP servers on 127.0.0.1 that stand in for an OpenAI-compatible LLM
+server and for the HTTP endpoints that tools call.
+
+The LLM server replays bodies byte for byte (captured from real servers in
+fixtures/transcripts, or built in the documented vLLM/OpenAI SSE format), so
+the real `openai` client parses exactly what it would parse in production.
+"""
+
+from __future__ import annotations
+
+import asyncio
+from collections import deque
+from collections.abc import Awaitable, Callable
+from dataclasses import dataclass, field
+import json
+from pathlib import Path
+import re
+from typing import Any
+
+from aiohttp import web
+
+TRANSCRIPTS = Path(__file__).parent / "fixtures" / "transcripts"
+
+
+@dataclass
+class Reply:
+    """One scripted answer of the LLM server."""
+
+    status: int = 200
+    content_type: str = "application/json"
+    body: bytes = b""
+    # Cut the connection after this many body bytes (a stream dying mid-way).
+    cut_after: int | None = None
+    # Seconds to wait before answering.
+    delay: float = 0.0
+
+
+def transcript(name: str) -> Reply:
+    """Replay a captured real-server response exactly as it was received."""
+    data = json.loads((TRANSCRIPTS / f"{name}.json").read_text(encoding="utf-8"))
+    return Reply(
+        status=data["status"],
+        content_type=data["content_type"],
+        body=data["body"].encode("utf-8"),
+    )
+
+
+def transcript_request(name: str) -> dict[str, Any]:
+    """Return the request a transcript was captured with."""
+    data = json.loads((TRANSCRIPTS / f"{name}.json").read_text(encoding="utf-8"))
+    request: dict[str, Any] = data["request"]
+    return request
+
+
+def sse(chunks: list[dict[str, Any]], *, done: bool = True) -> Reply:
+    """Build an SSE stream the way vLLM and OpenAI send it."""
+    lines = [f"data: {json.dumps(c, separators=(',', ':'))}\n\n" for c in chunks]
+    if done:
+        lines.append("data: [DONE]\n\n")
+    return Reply(
+        content_type="text/event-stream; charset=utf-8",
+        body="".join(lines).encode(),
+    )
+
+
+def chunk(
+    delta: dict[str, Any], finish_reason: str | None = None, *, model: str = "m"
+) -> dict[str, Any]:
+    """One `chat.completion.chunk` object."""
+    return {
+        "id": "chatcmpl-test",
+        "object": "chat.completion.chunk",
+        "created": 1796014011,
+        "model": model,
+        "choices": [
+            {
+                "index": 0,
+                "delta": delta,
+                "logprobs": None,
+                "finish_reason": finish_reason,
+            }
+        ],
+    }
+
+
+def text_stream(*pieces: str) -> Reply:
+    """A streamed plain-text answer, one delta per piece."""
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    chunks += [chunk({"content": p}) for p in pieces]
+    chunks.append(chunk({}, "stop"))
+    return sse(chunks)
+
+
+def tool_calls_stream(*calls: tuple[str, dict[str, Any]], split: int = 7) -> Reply:
+    """Structured streamed tool calls as vLLM/OpenAI send them.
+
+    Each call's arguments arrive in pieces of `split` characters after a
+    first delta that carries the id and name.
+    """
+    chunks = [chunk({"role": "assistant", "content": None})]
+    for index, (name, args) in enumerate(calls):
+        arguments = json.dumps(args)
+        chunks.append(
+            chunk(
+                {
+                    "tool_calls": [
+                        {
+                            "index": index,
+                            "id": f"call_{index}_{name}",
+                            "type": "function",
+                            "function": {"name": name, "arguments": ""},
+                        }
+                    ]
+                }
+            )
+        )
+        for start in range(0, len(arguments), split):
+            chunks.append(
+                chunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": index,
+                                "function": {
+                                    "arguments": arguments[start : start + split]
+                                },
+                            }
+                        ]
+                    }
+                )
+            )
+    chunks.append(chunk({}, "tool_calls"))
+    return sse(chunks)
+
+
+def completion(
+    content: str | None,
+    tool_calls: list[tuple[str, dict[str, Any]]] | None = None,
+    finish_reason: str = "stop",
+) -> Reply:
+    """A non-streamed `chat.completion`."""
+    message: dict[str, Any] = {"role": "assistant", "content": content}
+    if tool_calls:
+        message["tool_calls"] = [
+            {
+                "id": f"call_{i}",
+                "type": "function",
+                "function": {"name": name, "arguments": json.dumps(args)},
+            }
+            for i, (name, args) in enumerate(tool_calls)
+        ]
+    body = {
+        "id": "chatcmpl-test",
+        "object": "chat.completion",
+        "created": 1796014011,
+        "model": "m",
+        "choices": [{"index": 0, "message": message, "finish_reason": finish_reason}],
+    }
+    return Reply(body=json.dumps(body).encode())
+
+
+def error(status: int, message: str, *, type_: str = "invalid_request_error") -> Reply:
+    """An OpenAI-style error body."""
+    body = {"error": {"message": message, "type": type_, "code": status}}
+    return Reply(status=status, body=json.dumps(body).encode())
+
+
+@dataclass
+class FakeLLMServer:
+    """An OpenAI-compatible server on 127.0.0.1 answering from a script."""
+
+    models: list[str] = field(default_factory=lambda: ["qwen2.5-coder-0.5b", "local"])
+    api_key: str | None = None
+    replies: deque[Reply] = field(default_factory=deque)
+    requests: list[dict[str, Any]] = field(default_factory=list)
+    models_status: int = 200
+    models_body: bytes | None = None
+    port: int = 0
+    _runner: web.AppRunner | None = None
+
+    @property
+    def base_url(self) -> str:
+        """Return the `/v1` base URL."""
+        return f"http://127.0.0.1:{self.port}/v1"
+
+    def add(self, *replies: Reply) -> None:
+        """Queue replies for the next chat-completion requests."""
+        self.replies.extend(replies)
+
+    def _authorized(self, request: web.Request) -> bool:
+        if self.api_key is None:
+            return True
+        return request.headers.get("Authorization") == f"Bearer {self.api_key}"
+
+    async def _models(self, request: web.Request) -> web.StreamResponse:
+        if not self._authorized(request):
+            return web.json_response(
+                {"error": {"message": "Invalid API key", "type": "auth"}}, status=401
+            )
+        if self.models_body is not None:
+            return web.Response(
+                status=self.models_status,
+                body=self.models_body,
+                content_type="text/html",
+            )
+        return web.json_response(
+            {
+                "object": "list",
+                "data": [
+                    {"id": m, "object": "model", "owned_by": "me"} for m in self.models
+                ],
+            },
+            status=self.models_status,
+        )
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        self.requests.append(body)
+        if not self._authorized(request):
+            return web.json_response(
+                {"error": {"message": "Invalid API key", "type": "auth"}}, status=401
+            )
+        if not self.replies:
+            return web.json_response(
+                {"error": {"message": "no scripted reply left"}}, status=500
+            )
+        reply = self.replies.popleft()
+        if reply.delay:
+            await asyncio.sleep(reply.delay)
+        response = web.StreamResponse(
+            status=reply.status, headers={"Content-Type": reply.content_type}
+        )
+        await response.prepare(request)
+        payload = (
+            reply.body if reply.cut_after is None else reply.body[: reply.cut_after]
+        )
+        # Write event by event, as a real server flushes each SSE event.
+        for part in re.findall(rb".*?\n\n|.+$", payload, re.S):
+            await response.write(part)
+        if reply.cut_after is not None:
+            # Drop the connection without finishing the chunked body.
+            assert request.transport is not None
+            request.transport.close()
+            return response
+        await response.write_eof()
+        return response
+
+    async def start(self) -> None:
+        """Start listening on a free port."""
+        app = web.Application()
+        app.router.add_get("/v1/models", self._models)
+        app.router.add_post("/v1/chat/completions", self._chat)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+
+    async def stop(self) -> None:
+        """Stop the server."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+
+
+@dataclass
+class Recorded:
+    """A request a tool endpoint received."""
+
+    method: str
+    path: str
+    query: str
+    headers: dict[str, str]
+    body: bytes
+
+
+type Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
+
+
+@dataclass
+class ToolEndpoint:
+    """Stands in for the HTTP services tools call; records every request."""
+
+    requests: list[Recorded] = field(default_factory=list)
+    delay: float = 0.0
+    port: int = 0
+    _runner: web.AppRunner | None = None
+
+    @property
+    def url(self) -> str:
+        """Return the base URL."""
+        return f"http://127.0.0.1:{self.port}"
+
+    async def _handle(self, request: web.Request) -> web.StreamResponse:
+        self.requests.append(
+            Recorded(
+                request.method,
+                request.path,
+                request.query_string,
+                dict(request.headers),
+                await request.read(),
+            )
+        )
+        if self.delay:
+            await asyncio.sleep(self.delay)
+        if request.path.startswith("/weather/"):
+            city = request.match_info.get("tail", "").split("/")[-1] or "?"
+            return web.Response(text=f"{city}: ☀️ +14°C")
+        if request.path == "/fail":
+            return web.Response(status=500, text="backend exploded")
+        return web.json_response({"ok": True, "method": request.method})
+
+    async def start(self) -> None:
+        """Start listening on a free port."""
+        app = web.Application()
+        app.router.add_route("*", "/{tail:.*}", self._handle)
+        self._runner = web.AppRunner(app)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, "127.0.0.1", 0)
+        await site.start()
+        server = site._server
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+
+    async def stop(self) -> None:
+        """Stop the server."""
+        if self._runner is not None:
+            await self._runner.cleanup()

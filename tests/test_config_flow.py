@@ -1,0 +1,228 @@
+"""Config flow, reconfigure and conversation subentry flows."""
+
+from __future__ import annotations
+
+import socket
+
+from homeassistant import config_entries
+from homeassistant.const import CONF_API_KEY, CONF_LLM_HASS_API, CONF_PROMPT
+from homeassistant.core import HomeAssistant
+from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.setup import async_setup_component
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.http_tools_agent.const import (
+    CONF_BASE_URL,
+    CONF_MAX_TOKENS,
+    CONF_MODEL,
+    CONF_STREAM,
+    CONF_TEMPERATURE,
+    CONF_TOOL_CHOICE,
+    DOMAIN,
+    SUBENTRY_CONVERSATION,
+)
+from custom_components.http_tools_agent.llm_api import api_id_for
+
+from .conftest import ENTRY_UNIQUE_ID
+from .servers import FakeLLMServer
+
+
+def _closed_port() -> int:
+    with socket.socket() as sock:
+        sock.bind(("127.0.0.1", 0))
+        port: int = sock.getsockname()[1]
+    return port
+
+
+@pytest.fixture(autouse=True)
+async def setup_ha(hass: HomeAssistant) -> None:
+    """The config flow needs the core integrations."""
+    assert await async_setup_component(hass, "homeassistant", {})
+
+
+async def test_user_flow_creates_server_and_first_agent(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """A working server gives an entry with an agent that uses its HTTP tools."""
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_USER}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {}
+
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: llm_server.base_url + "/"}
+    )
+    await hass.async_block_till_done()
+
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    entry = result["result"]
+    assert entry.data == {CONF_BASE_URL: llm_server.base_url}
+    assert entry.title == llm_server.base_url
+    (subentry,) = entry.subentries.values()
+    assert subentry.subentry_type == SUBENTRY_CONVERSATION
+    assert subentry.data[CONF_MODEL] == "qwen2.5-coder-0.5b"
+    assert subentry.data[CONF_LLM_HASS_API] == [api_id_for(str(entry.unique_id))]
+    assert subentry.data[CONF_TOOL_CHOICE] == "auto"
+    assert subentry.data[CONF_STREAM] is True
+    # The agent exists and its API is this entry's.
+    assert hass.states.get("conversation.http_tools_agent") is not None
+
+
+async def test_user_flow_with_api_key(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """A key the server accepts is stored; a wrong one is refused with a message."""
+    llm_server.api_key = "sk-right"
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_USER}
+    )
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"],
+        {CONF_BASE_URL: llm_server.base_url, CONF_API_KEY: "sk-wrong"},
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"base": "invalid_auth"}
+
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"],
+        {CONF_BASE_URL: llm_server.base_url, CONF_API_KEY: "sk-right"},
+    )
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert result["data"][CONF_API_KEY] == "sk-right"
+
+
+async def test_user_flow_cannot_connect(
+    hass: HomeAssistant, socket_enabled: None
+) -> None:
+    """Nothing listens: a translated cannot-connect error, and nothing is created."""
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_USER}
+    )
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: f"http://127.0.0.1:{_closed_port()}/v1"}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"base": "cannot_connect"}
+    assert hass.config_entries.async_entries(DOMAIN) == []
+
+
+@pytest.mark.parametrize(
+    ("status", "body"),
+    [(404, b"<html>Not Found</html>"), (200, b"<html>a router admin page</html>")],
+)
+async def test_user_flow_not_openai_compatible(
+    hass: HomeAssistant, llm_server: FakeLLMServer, status: int, body: bytes
+) -> None:
+    """Something answers, but not an OpenAI API (a web page, a 404)."""
+    llm_server.models_status = status
+    llm_server.models_body = body
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_USER}
+    )
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: llm_server.base_url}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"base": "not_openai_compatible"}
+
+
+async def test_same_server_twice_is_refused(
+    hass: HomeAssistant, config_entry: MockConfigEntry, llm_server: FakeLLMServer
+) -> None:
+    """One entry per server URL."""
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_USER}
+    )
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: llm_server.base_url}
+    )
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "already_configured"
+
+
+async def test_reconfigure_changes_server(
+    hass: HomeAssistant, setup_integration: MockConfigEntry, socket_enabled: None
+) -> None:
+    """Reconfigure checks the new server; a dead one is refused, a live one kept."""
+    entry = setup_integration
+    other = FakeLLMServer()
+    await other.start()
+    try:
+        result = await entry.start_reconfigure_flow(hass)
+        assert result["type"] is FlowResultType.FORM
+        result = await hass.config_entries.flow.async_configure(
+            result["flow_id"], {CONF_BASE_URL: f"http://127.0.0.1:{_closed_port()}/v1"}
+        )
+        assert result["errors"] == {"base": "cannot_connect"}
+
+        result = await hass.config_entries.flow.async_configure(
+            result["flow_id"], {CONF_BASE_URL: other.base_url, CONF_API_KEY: "sk-new"}
+        )
+        await hass.async_block_till_done()
+        assert result["type"] is FlowResultType.ABORT
+        assert result["reason"] == "reconfigure_successful"
+        assert entry.data == {CONF_BASE_URL: other.base_url, CONF_API_KEY: "sk-new"}
+        assert entry.unique_id == ENTRY_UNIQUE_ID
+    finally:
+        await hass.config_entries.async_unload(entry.entry_id)
+        await other.stop()
+
+
+async def test_add_and_reconfigure_agent(
+    hass: HomeAssistant, setup_integration: MockConfigEntry
+) -> None:
+    """A second agent picks a model from the server's list; it can be changed."""
+    entry = setup_integration
+    result = await hass.config_entries.subentries.async_init(
+        (entry.entry_id, SUBENTRY_CONVERSATION),
+        context={"source": config_entries.SOURCE_USER},
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["data_schema"] is not None
+    schema = result["data_schema"].schema
+    model_selector = next(v for k, v in schema.items() if k == CONF_MODEL)
+    assert {"qwen2.5-coder-0.5b", "local"} <= set(model_selector.config["options"])
+
+    agent = {
+        CONF_MODEL: "my-own-model",
+        CONF_PROMPT: "Be brief.",
+        CONF_LLM_HASS_API: [api_id_for(ENTRY_UNIQUE_ID), "assist"],
+        CONF_TEMPERATURE: 0.2,
+        CONF_MAX_TOKENS: 256,
+        CONF_TOOL_CHOICE: "required",
+        CONF_STREAM: False,
+    }
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], agent
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert len(entry.subentries) == 2
+    new = next(
+        s for s in entry.subentries.values() if s.data[CONF_MODEL] == "my-own-model"
+    )
+    assert new.data == agent
+
+    result = await entry.start_subentry_reconfigure_flow(hass, new.subentry_id)
+    assert result["type"] is FlowResultType.FORM
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"], {**agent, CONF_TOOL_CHOICE: "none"}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "reconfigure_successful"
+    assert entry.subentries[new.subentry_id].data[CONF_TOOL_CHOICE] == "none"
+
+
+async def test_add_agent_needs_loaded_entry(
+    hass: HomeAssistant, config_entry: MockConfigEntry
+) -> None:
+    """An agent cannot be added while its server entry is not loaded."""
+    result = await hass.config_entries.subentries.async_init(
+        (config_entry.entry_id, SUBENTRY_CONVERSATION),
+        context={"source": config_entries.SOURCE_USER},
+    )
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "entry_not_loaded"

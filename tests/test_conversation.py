@@ -1,0 +1,384 @@
+"""Turns through the conversation agent against a real OpenAI client and
+scripted servers on loopback."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from homeassistant.components import conversation
+from homeassistant.core import Context, HomeAssistant
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+from syrupy.assertion import SnapshotAssertion
+
+from custom_components.http_tools_agent.const import (
+    CONF_MAX_TOOL_ITERATIONS,
+    CONF_TOOLS,
+    CONF_TOOLS_ENABLED,
+)
+
+from .servers import (
+    FakeLLMServer,
+    Reply,
+    ToolEndpoint,
+    chunk,
+    completion,
+    error,
+    sse,
+    text_stream,
+    tool_calls_stream,
+    transcript,
+)
+
+AGENT_ID = "conversation.http_tools_agent"
+MARKUP = (
+    "<tool_call",
+    "</tool_call>",
+    "<function=",
+    "<parameter=",
+    "<think>",
+    '"arguments"',
+)
+
+
+async def converse(
+    hass: HomeAssistant, text: str, conversation_id: str | None = None
+) -> conversation.ConversationResult:
+    """Send one user turn to the agent."""
+    return await conversation.async_converse(
+        hass, text, conversation_id, Context(), agent_id=AGENT_ID
+    )
+
+
+def speech(result: conversation.ConversationResult) -> str:
+    """Return what the user hears."""
+    text: str = result.response.speech["plain"]["speech"]
+    return text
+
+
+def assert_no_markup(text: str) -> None:
+    """Call markup and thinking never reach the user."""
+    for marker in MARKUP:
+        assert marker not in text, f"{marker!r} leaked into {text!r}"
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_llama_cpp_python_text_call_then_answer(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    snapshot: SnapshotAssertion,
+) -> None:
+    """A bare JSON call in content (llama-cpp-python + Qwen) runs the tool."""
+    llm_server.add(
+        transcript("llama-cpp-python__weather_stream"),
+        text_stream("It is sunny in Rome, ", "14 degrees."),
+    )
+
+    result = await converse(hass, "What's the weather in Rome?")
+
+    assert speech(result) == "It is sunny in Rome, 14 degrees."
+    assert [(r.method, r.path) for r in tool_endpoint.requests] == [
+        ("GET", "/weather/Rome")
+    ]
+    first, second = llm_server.requests
+    assert first["tool_choice"] == "auto"
+    assert [t["function"]["name"] for t in first["tools"]] == [
+        "get_weather",
+        "send_webhook",
+    ]
+    assert first["stream"] is True
+    # The standard round trip: the call as structured tool_calls, then the
+    # engine's text as the tool message.
+    assistant, tool = second["messages"][-2:]
+    assert assistant["role"] == "assistant"
+    call = assistant["tool_calls"][0]
+    assert call["function"]["name"] == "get_weather"
+    assert json.loads(call["function"]["arguments"]) == {"city": "Rome"}
+    assert tool == {
+        "role": "tool",
+        "tool_call_id": call["id"],
+        "content": "Rome: ☀️ +14°C",
+    }
+    # Everything after the system prompt (which holds the time) and the tools.
+    assert {
+        "messages": [
+            {k: v for k, v in m.items() if k != "tool_calls"}
+            | (
+                {"tool_calls": [{"function": c["function"]} for c in m["tool_calls"]]}
+                if "tool_calls" in m
+                else {}
+            )
+            | ({"tool_call_id": "<id>"} if "tool_call_id" in m else {})
+            for m in second["messages"][1:]
+        ],
+        "tools": second["tools"],
+        "tool_choice": second["tool_choice"],
+    } == snapshot
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_repeated_call_goes_to_the_answer(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """After its result, a small model repeats the call: it is not run again."""
+    llm_server.add(
+        transcript("llama-cpp-python__weather_stream"),
+        transcript("llama-server__second_round_stream"),
+        text_stream("Rome is sunny, 14 degrees."),
+    )
+
+    result = await converse(hass, "What's the weather in Rome?")
+
+    assert speech(result) == "Rome is sunny, 14 degrees."
+    assert len(tool_endpoint.requests) == 1
+    assert len(llm_server.requests) == 3
+    # The closing request still describes the tools but forbids calls.
+    assert llm_server.requests[2]["tool_choice"] == "none"
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_structured_parallel_calls(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """vLLM/OpenAI structured streamed calls, two in one round (Palermo, Turin)."""
+    llm_server.add(
+        tool_calls_stream(
+            ("get_weather", {"city": "Palermo"}), ("get_weather", {"city": "Turin"})
+        ),
+        text_stream("Palermo and Turin are both sunny."),
+    )
+
+    result = await converse(hass, "Weather in Palermo and Turin?")
+
+    assert speech(result) == "Palermo and Turin are both sunny."
+    assert sorted(r.path for r in tool_endpoint.requests) == [
+        "/weather/Palermo",
+        "/weather/Turin",
+    ]
+    messages = llm_server.requests[1]["messages"]
+    assistant = messages[-3]
+    assert [c["id"] for c in assistant["tool_calls"]] == [
+        "call_0_get_weather",
+        "call_1_get_weather",
+    ]
+    assert messages[-2:] == [
+        {
+            "role": "tool",
+            "tool_call_id": "call_0_get_weather",
+            "content": "Palermo: ☀️ +14°C",
+        },
+        {
+            "role": "tool",
+            "tool_call_id": "call_1_get_weather",
+            "content": "Turin: ☀️ +14°C",
+        },
+    ]
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_empty_streamed_round_is_asked_again_without_streaming(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """A parser that swallows the call on the SSE path: re-ask once, unstreamed."""
+    llm_server.add(
+        sse([chunk({"role": "assistant", "content": ""}), chunk({}, "stop")]),
+        completion(None, [("get_weather", {"city": "Rome"})], "tool_calls"),
+        text_stream("Sunny in Rome."),
+    )
+
+    result = await converse(hass, "What's the weather in Rome?")
+
+    assert speech(result) == "Sunny in Rome."
+    assert [r.stream for r in map(_Req, llm_server.requests)] == [True, False, True]
+    assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
+
+
+class _Req:
+    def __init__(self, body: dict[str, Any]) -> None:
+        self.stream = body.get("stream", False)
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_normal_turn_makes_no_extra_request(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """Small talk: one request, streamed, spoken as it came."""
+    llm_server.add(transcript("llama-cpp-python__smalltalk_stream"))
+
+    result = await converse(hass, "Hello, how are you?")
+
+    assert (
+        speech(result) == "Hello! I'm doing well, thank you for asking. How about you?"
+    )
+    assert len(llm_server.requests) == 1
+    assert result.continue_conversation is True
+
+
+@pytest.mark.parametrize("extra_options", [{CONF_TOOLS: []}])
+@pytest.mark.usefixtures("setup_integration")
+async def test_no_tools_configured_sends_no_tools(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """`tools_enabled: auto` with no tool: no tools and no tool_choice sent."""
+    llm_server.add(text_stream("Hi!"))
+
+    result = await converse(hass, "Hello")
+
+    assert speech(result) == "Hi!"
+    assert "tools" not in llm_server.requests[0]
+    assert "tool_choice" not in llm_server.requests[0]
+
+
+@pytest.mark.parametrize("extra_options", [{CONF_TOOLS_ENABLED: "off"}])
+@pytest.mark.usefixtures("setup_integration")
+async def test_tools_switched_off(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """`tools_enabled: off` never offers the tools, though they are configured."""
+    llm_server.add(text_stream("No tools today."))
+
+    await converse(hass, "What's the weather in Rome?")
+
+    assert "tools" not in llm_server.requests[0]
+
+
+@pytest.mark.parametrize("extra_options", [{CONF_MAX_TOOL_ITERATIONS: 2}])
+@pytest.mark.usefixtures("setup_integration")
+async def test_rounds_run_out_but_the_user_hears_why(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """A model that keeps calling: two rounds, a closing request, then a message."""
+    llm_server.add(
+        tool_calls_stream(("get_weather", {"city": "Rome"})),
+        tool_calls_stream(("get_weather", {"city": "Milan"})),
+        sse([chunk({"role": "assistant", "content": ""}), chunk({}, "stop")]),
+    )
+
+    result = await converse(hass, "Weather everywhere")
+
+    assert speech(result) == "I used all 2 tool rounds without reaching an answer."
+    assert len(tool_endpoint.requests) == 2
+    assert [r.get("tool_choice") for r in llm_server.requests] == [
+        "auto",
+        "auto",
+        "none",
+    ]
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_unknown_tool_is_an_error_the_model_reads(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """A call to a tool that does not exist is answered with the guide's text."""
+    llm_server.add(
+        tool_calls_stream(("get_time", {"city": "Rome"})),
+        text_stream("Sorry, I can't tell the time."),
+    )
+
+    result = await converse(hass, "What time is it in Rome?")
+
+    assert speech(result) == "Sorry, I can't tell the time."
+    assert tool_endpoint.requests == []
+    assert (
+        llm_server.requests[1]["messages"][-1]["content"]
+        == "Error: unknown tool 'get_time'"
+    )
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_tool_http_error_is_text_for_the_model(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    config_entry: MockConfigEntry,
+) -> None:
+    """A failing endpoint gives `Error: HTTP 500 — …` to the model, not a crash."""
+    failing = {
+        "name": "fail",
+        "description": "Always fails.",
+        "url": f"{tool_endpoint.url}/fail",
+        "method": "GET",
+    }
+    hass.config_entries.async_update_entry(
+        config_entry, options={CONF_TOOLS: [failing]}
+    )
+    await hass.async_block_till_done()
+    llm_server.add(
+        tool_calls_stream(("fail", {})),
+        text_stream("The service is down."),
+    )
+
+    result = await converse(hass, "Try it")
+
+    assert speech(result) == "The service is down."
+    assert llm_server.requests[1]["messages"][-1]["content"] == (
+        "Error: HTTP 500 — backend exploded"
+    )
+
+
+def _cut(reply: Reply, at: int) -> Reply:
+    reply.cut_after = at
+    return reply
+
+
+@pytest.mark.parametrize(
+    ("reply", "expected"),
+    [
+        (
+            error(401, "Invalid API key", type_="auth"),
+            "The language model server refused the API key.",
+        ),
+        (
+            error(
+                400,
+                '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+            ),
+            'The language model server reported an error (HTTP 400): "auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+        ),
+        (
+            Reply(status=500, body=b"Internal Server Error", content_type="text/plain"),
+            "The language model server reported an error (HTTP 500): Internal Server Error",
+        ),
+        (
+            _cut(transcript("llama-server__smalltalk_stream"), 900),
+            "The language model server stopped in the middle of the answer.",
+        ),
+        (
+            Reply(
+                content_type="text/event-stream",
+                body=b'data: {"id": "x", "choices": [{"index": 0, "delta": {"content": "Hel\n\n',
+            ),
+            "The language model server sent an answer I can't read.",
+        ),
+    ],
+    ids=["401", "400-vllm", "500", "cut-stream", "malformed-sse"],
+)
+@pytest.mark.usefixtures("setup_integration")
+async def test_server_errors_are_spoken_and_next_turn_works(
+    hass: HomeAssistant, llm_server: FakeLLMServer, reply: Reply, expected: str
+) -> None:
+    """Every LLM server failure becomes a readable, spoken error."""
+    # The client retries a 5xx once, as it does a dropped connection.
+    llm_server.add(reply, *([reply] if reply.status >= 500 else []))
+    llm_server.add(text_stream("Back again."))
+
+    result = await converse(hass, "Hello")
+
+    assert result.response.response_type.value == "error"
+    assert speech(result) == expected
+    assert (await converse(hass, "Hello")).response.speech["plain"][
+        "speech"
+    ] == "Back again."
+
+
+async def test_server_down_is_spoken(
+    hass: HomeAssistant, llm_server: FakeLLMServer, setup_integration: MockConfigEntry
+) -> None:
+    """Connection refused: the user hears that the server cannot be reached."""
+    await llm_server.stop()
+
+    result = await converse(hass, "Hello")
+
+    assert speech(result).startswith("I can't reach the language model server")

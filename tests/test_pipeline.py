@@ -1,0 +1,109 @@
+"""The guide's end-to-end check through Home Assistant's Assist pipeline."""
+
+from __future__ import annotations
+
+import pytest
+
+from homeassistant.components.assist_pipeline import PipelineEvent, PipelineEventType
+from homeassistant.components.assist_pipeline.pipeline import async_get_pipeline
+from homeassistant.components.assist_pipeline.run import PipelineInput, PipelineRun
+from homeassistant.components.assist_pipeline.models import PipelineStage
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.helpers import chat_session
+from homeassistant.setup import async_setup_component
+
+from .servers import FakeLLMServer, ToolEndpoint, text_stream, transcript
+
+AGENT_ID = "conversation.http_tools_agent"
+MARKUP = ("<tool_call", "</tool_call>", "<function=", "<parameter=", "<think>", "</think>")
+
+# Qwen3-Coder's native call, streamed in pieces that split the tags, with a
+# thinking block before it (what a Qwen3 model with thinking on sends).
+QWEN_XML_PIECES = (
+    "<thi",
+    "nk>The user wants the weather. I will call get_weather.</th",
+    "ink>\n\n<tool",
+    "_call>\n<function=get_wea",
+    "ther>\n<parameter=city>\nRome\n</param",
+    "eter>\n</function>\n</tool_call>",
+)
+
+
+async def run_text_pipeline(hass: HomeAssistant, text: str) -> list[PipelineEvent]:
+    """Run the pipeline's intent stage with text input and collect its events."""
+    events: list[PipelineEvent] = []
+    with chat_session.async_get_chat_session(hass, None) as session:
+        await PipelineInput(
+            session=session,
+            intent_input=text,
+            run=PipelineRun(
+                hass,
+                context=Context(),
+                pipeline=async_get_pipeline(hass, AGENT_ID),
+                start_stage=PipelineStage.INTENT,
+                end_stage=PipelineStage.INTENT,
+                event_callback=events.append,
+            ),
+        ).execute(validate=True)
+    return events
+
+
+@pytest.fixture
+async def pipeline_ready(hass: HomeAssistant, setup_integration: object) -> None:
+    """Set up the Assist pipeline integration."""
+    assert await async_setup_component(hass, "assist_pipeline", {})
+    await hass.async_block_till_done()
+
+
+@pytest.mark.parametrize(
+    "first_round",
+    [
+        text_stream(*QWEN_XML_PIECES),
+        transcript("llama-server__weather_stream"),
+        transcript("llama-cpp-python__weather_stream"),
+    ],
+    ids=["qwen3-coder-xml+think", "llama-server-bare-json", "llama-cpp-python-bare-json"],
+)
+@pytest.mark.usefixtures("pipeline_ready")
+async def test_guide_end_to_end_check(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    first_round: object,
+) -> None:
+    """Events show the tool call, then the end; no delta or speech has markup."""
+    llm_server.add(first_round, text_stream("In Rome it is sunny ", "and 14 degrees."))  # type: ignore[arg-type]
+
+    events = await run_text_pipeline(hass, "What's the weather in Rome?")
+
+    types = [e.type for e in events]
+    assert types[0] is PipelineEventType.RUN_START
+    assert types[-1] is PipelineEventType.RUN_END
+    assert PipelineEventType.ERROR not in types
+
+    deltas = [
+        e.data["chat_log_delta"]
+        for e in events
+        if e.type is PipelineEventType.INTENT_PROGRESS and e.data and "chat_log_delta" in e.data
+    ]
+    call_at = next(
+        i for i, d in enumerate(deltas) if d.get("tool_calls")
+    )
+    call = deltas[call_at]["tool_calls"][0]
+    assert (call.tool_name, call.tool_args) == ("get_weather", {"city": "Rome"})
+    result = next(d for d in deltas if d.get("role") == "tool_result")
+    assert result["result"]["data"] == {"result": "Rome: ☀️ +14°C"}
+    spoken = "".join(d.get("content") or "" for d in deltas)
+    for marker in MARKUP:
+        assert marker not in spoken
+    assert '"arguments"' not in spoken
+    assert spoken.strip() == "In Rome it is sunny and 14 degrees."
+
+    end = next(e for e in events if e.type is PipelineEventType.INTENT_END)
+    speech = end.data["intent_output"]["response"]["speech"]["plain"]["speech"]  # type: ignore[index]
+    assert speech == "In Rome it is sunny and 14 degrees."
+    assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
+    # The call comes before the end of the intent stage.
+    assert types.index(PipelineEventType.INTENT_END) > types.index(
+        PipelineEventType.INTENT_PROGRESS
+    )
