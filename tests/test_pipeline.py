@@ -2,20 +2,26 @@
 
 from __future__ import annotations
 
-import pytest
-
 from homeassistant.components.assist_pipeline import PipelineEvent, PipelineEventType
+from homeassistant.components.assist_pipeline.models import PipelineStage
 from homeassistant.components.assist_pipeline.pipeline import async_get_pipeline
 from homeassistant.components.assist_pipeline.run import PipelineInput, PipelineRun
-from homeassistant.components.assist_pipeline.models import PipelineStage
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session
 from homeassistant.setup import async_setup_component
+import pytest
 
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, transcript
 
 AGENT_ID = "conversation.http_tools_agent"
-MARKUP = ("<tool_call", "</tool_call>", "<function=", "<parameter=", "<think>", "</think>")
+MARKUP = (
+    "<tool_call",
+    "</tool_call>",
+    "<function=",
+    "<parameter=",
+    "<think>",
+    "</think>",
+)
 
 # Qwen3-Coder's native call, streamed in pieces that split the tags, with a
 # thinking block before it (what a Qwen3 model with thinking on sends).
@@ -62,7 +68,11 @@ async def pipeline_ready(hass: HomeAssistant, setup_integration: object) -> None
         transcript("llama-server__weather_stream"),
         transcript("llama-cpp-python__weather_stream"),
     ],
-    ids=["qwen3-coder-xml+think", "llama-server-bare-json", "llama-cpp-python-bare-json"],
+    ids=[
+        "qwen3-coder-xml+think",
+        "llama-server-bare-json",
+        "llama-cpp-python-bare-json",
+    ],
 )
 @pytest.mark.usefixtures("pipeline_ready")
 async def test_guide_end_to_end_check(
@@ -84,11 +94,11 @@ async def test_guide_end_to_end_check(
     deltas = [
         e.data["chat_log_delta"]
         for e in events
-        if e.type is PipelineEventType.INTENT_PROGRESS and e.data and "chat_log_delta" in e.data
+        if e.type is PipelineEventType.INTENT_PROGRESS
+        and e.data
+        and "chat_log_delta" in e.data
     ]
-    call_at = next(
-        i for i, d in enumerate(deltas) if d.get("tool_calls")
-    )
+    call_at = next(i for i, d in enumerate(deltas) if d.get("tool_calls"))
     call = deltas[call_at]["tool_calls"][0]
     assert (call.tool_name, call.tool_args) == ("get_weather", {"city": "Rome"})
     result = next(d for d in deltas if d.get("role") == "tool_result")

@@ -19,8 +19,10 @@ from .const import (
     PLACEHOLDER_API_KEY,
     TOOLS_ENABLED_AUTO,
 )
+from .http import HttpToolsView
 from .llm_api import API_NAME, HttpToolsAPI, api_id_for
 from .runtime import HttpToolsRuntime, ToolSettings
+from .services import async_setup_services
 from .store import ToolStore
 from .tools_config import async_load_configured_tools
 
@@ -36,6 +38,8 @@ type HttpToolsConfigEntry = ConfigEntry[HttpToolsRuntime]
 
 async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
     """Set up the services and the HTTP view (once, for all entries)."""
+    async_setup_services(hass)
+    hass.http.register_view(HttpToolsView())
     return True
 
 

@@ -10,6 +10,7 @@ from homeassistant.config_entries import (
     ConfigFlow,
     ConfigFlowResult,
     ConfigSubentryFlow,
+    OptionsFlow,
     SubentryFlowResult,
 )
 from homeassistant.const import CONF_API_KEY, CONF_LLM_HASS_API, CONF_PROMPT
@@ -52,6 +53,7 @@ from .const import (
     TOOL_CHOICES,
 )
 from .llm_api import api_id_for
+from .options_flow import HttpToolsOptionsFlow
 from .server import ServerCheckError, async_check_server, async_list_models
 
 
@@ -158,6 +160,13 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
             ),
             errors=errors,
         )
+
+    @staticmethod
+    @callback
+    @override
+    def async_get_options_flow(config_entry: ConfigEntry) -> OptionsFlow:
+        """Edit the tools and how they run."""
+        return HttpToolsOptionsFlow()
 
     @classmethod
     @callback

@@ -6,7 +6,10 @@ from dataclasses import dataclass
 import time
 from typing import TYPE_CHECKING, Any, override
 
-from homeassistant.components.conversation import chat_log as ha_chat_log
+from homeassistant.components.conversation import (
+    chat_log as ha_chat_log,
+    trace as conversation_trace,
+)
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
@@ -22,6 +25,7 @@ if TYPE_CHECKING:
 REDACTED = "**REDACTED**"
 API_NAME = "HTTP Tools"
 RESULT_KEY = "result"
+ASYNC_PROCESS = conversation_trace.ConversationTraceEventType.ASYNC_PROCESS
 
 
 def api_id_for(api_key: str) -> str:
@@ -88,6 +92,31 @@ class HttpTool(llm.Tool):
         return llm.ToolResult(data={RESULT_KEY: result.text}, error=not result.ok)
 
 
+def _turn_agent_id(chat_log: ha_chat_log.ChatLog | None) -> str | None:
+    """Return the agent whose turn runs the tool.
+
+    Tools start while the model's answer still streams, before the chat log
+    stores that answer (with its agent id), so the first round of a turn has
+    no answer to read yet. The turn's conversation trace (opened by
+    `conversation.async_converse`, which Assist pipelines use) names the agent;
+    the last stored answer is the fallback.
+    """
+    # Private to the conversation integration: read defensively.
+    current = getattr(conversation_trace, "_current_trace", None)
+    trace = current.get() if current is not None else None
+    for event in getattr(trace, "_events", None) or ():
+        data = getattr(event, "data", None) or {}
+        if getattr(event, "event_type", None) == ASYNC_PROCESS and isinstance(
+            agent_id := data.get("agent_id"), str
+        ):
+            return agent_id
+    if chat_log is not None:
+        for content in reversed(chat_log.content):
+            if content.role == "assistant":
+                return content.agent_id
+    return None
+
+
 def _fire_tool_event(
     hass: HomeAssistant,
     definition: ToolDefinition,
@@ -98,12 +127,7 @@ def _fire_tool_event(
 ) -> None:
     """Tell automations and the logbook that a tool ran."""
     chat_log = ha_chat_log.current_chat_log.get()
-    agent_id: str | None = None
-    if chat_log is not None:
-        for content in reversed(chat_log.content):
-            if content.role == "assistant":
-                agent_id = content.agent_id
-                break
+    agent_id = _turn_agent_id(chat_log)
     hass.bus.async_fire(
         EVENT_TOOL_CALL,
         {

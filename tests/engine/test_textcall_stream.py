@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import itertools
 from typing import Any
 
 from hypothesis import HealthCheck, given, settings, strategies as st
@@ -58,7 +59,7 @@ def chunk(text: str, cuts: list[int]) -> list[str]:
     if not text:
         return []
     points = sorted({c % (len(text) + 1) for c in cuts} | {0, len(text)})
-    return [text[a:b] for a, b in zip(points, points[1:], strict=False)]
+    return [text[a:b] for a, b in itertools.pairwise(points)]
 
 
 def stream(
@@ -84,7 +85,7 @@ mixed_text = st.lists(
         st.sampled_from(FRAGMENTS),
         st.sampled_from(PROSE_WORDS),
         st.sampled_from([c[1] for c in CASES]),
-        st.text(alphabet="<>{}[]`\"\\/=:,_ \nabcthinkfunctiolprmeg", max_size=12),
+        st.text(alphabet='<>{}[]`"\\/=:,_ \nabcthinkfunctiolprmeg', max_size=12),
     ),
     max_size=14,
 ).map("".join)
@@ -173,7 +174,7 @@ def test_prose_is_released_chunk_for_chunk(first: str, deltas: list[str]) -> Non
     after=st.lists(st.sampled_from(PROSE_WORDS), max_size=8).map("".join),
     call=st.sampled_from(
         [
-            '<tool_call>\n<function=get_weather>\n<parameter=city>\nRome\n'
+            "<tool_call>\n<function=get_weather>\n<parameter=city>\nRome\n"
             "</parameter>\n</function>\n</tool_call>",
             '<tool_call>{"name": "get_weather", "arguments": {"city": "Rome"}}'
             "</tool_call>",

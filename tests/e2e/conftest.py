@@ -1,0 +1,57 @@
+"""Fixtures of the end-to-end tests: the real model server and tool server.
+
+The model server is `python -m llama_cpp.server` with Qwen2.5-Coder-0.5B,
+started once per session on a free loopback port (or the one
+HTA_MODEL_SERVER_URL names). A missing model environment FAILS the tests
+with the command that installs it: they are never skipped silently.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator, Iterator
+import os
+
+import pytest
+
+from .harness import ENV_URL, ModelServer, fixed_date_time_prompt
+from .tool_server import DemoToolServer
+
+
+@pytest.fixture(scope="session")
+def _model_servers() -> Iterator[dict[str, ModelServer]]:
+    """Holds the session's model server; stops it at the end."""
+    holder: dict[str, ModelServer] = {}
+    yield holder
+    for server in holder.values():
+        server.stop()
+
+
+@pytest.fixture
+def model_server(
+    socket_enabled: None, _model_servers: dict[str, ModelServer]
+) -> ModelServer:
+    """The real model server (started on first use)."""
+    if "qwen" not in _model_servers:
+        if not os.environ.get(ENV_URL) and (why := ModelServer.missing()):
+            pytest.fail(why, pytrace=False)
+        try:
+            _model_servers["qwen"] = ModelServer.from_env_or_start()
+        except RuntimeError as err:
+            pytest.fail(str(err), pytrace=False)
+    return _model_servers["qwen"]
+
+
+@pytest.fixture(autouse=True)
+def _fixed_prompt_time() -> Iterator[None]:
+    """The same prompt on every run, so temperature 0 gives the same answer."""
+    with fixed_date_time_prompt():
+        yield
+
+
+@pytest.fixture
+async def tool_server(socket_enabled: None) -> AsyncGenerator[DemoToolServer]:
+    """The demo tool server on a free loopback port."""
+    server = DemoToolServer()
+    await server.start()
+    yield server
+    await server.stop()

@@ -1,0 +1,62 @@
+"""Real Home Assistant + this integration + a real llama.cpp server with
+Qwen2.5-Coder-0.5B + a real aiohttp tool server, all on loopback.
+
+Temperature 0 (greedy decoding) with the server's seed fixed and HA's
+date/time prompt line fixed: the same prompt gives the same answer.
+"""
+
+from __future__ import annotations
+
+from homeassistant.core import HomeAssistant
+import pytest
+
+from .harness import ModelServer, converse, markup_in, setup_ours, speech
+from .tool_server import DemoToolServer, weather_for
+
+pytestmark = pytest.mark.e2e
+
+
+async def test_weather_in_rome(
+    hass: HomeAssistant, model_server: ModelServer, tool_server: DemoToolServer
+) -> None:
+    """The model writes the call as text; the tool server gets Rome's request."""
+    agent = await setup_ours(
+        hass,
+        model_server.url,
+        tool_server.tools(["get_weather", "send_webhook"]),
+    )
+
+    result = await converse(hass, agent, "What's the weather in Rome?")
+
+    answer = speech(result)
+    weather = [r for r in tool_server.requests if r.path.startswith("/weather/")]
+    assert [(r.method, r.path) for r in weather] == [("GET", "/weather/Rome")], (
+        tool_server.requests,
+        answer,
+    )
+    assert answer.strip(), "the agent said nothing"
+    assert not markup_in(answer), f"call markup in the answer: {answer!r}"
+    _, temperature = weather_for("Rome")
+    assert str(temperature) in answer, f"the answer ignores the result: {answer!r}"
+
+
+async def test_items_rest_surface(
+    hass: HomeAssistant, model_server: ModelServer, tool_server: DemoToolServer
+) -> None:
+    """Two tools of the items REST surface, one conversation each."""
+    agent = await setup_ours(
+        hass,
+        model_server.url,
+        tool_server.tools(["list_items", "add_item", "delete_item"]),
+    )
+
+    added = await converse(hass, agent, "Add bread to the shopping list.")
+    listed = await converse(hass, agent, "What is on my shopping list?")
+
+    calls = [(r.method, r.path) for r in tool_server.requests]
+    assert ("POST", "/api/items") in calls, (tool_server.requests, speech(added))
+    assert ("GET", "/api/items") in calls, (tool_server.requests, speech(listed))
+    assert "bread" in [i["name"].lower() for i in tool_server.items.values()]
+    for result in (added, listed):
+        assert speech(result).strip()
+        assert not markup_in(speech(result)), speech(result)

@@ -1,0 +1,308 @@
+"""A demo tool server on loopback: weather, Open-Meteo style geocode/forecast,
+an items REST surface and a webhook, recording every request it receives.
+
+Shared by the end-to-end tests, the P4 benchmark and `scripts/demo_tools.py`.
+Answers are deterministic (derived from the city name) so a test can check
+that the model's answer uses the tool's result.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+import hashlib
+import json
+from typing import Any
+
+from aiohttp import web
+
+CONDITIONS = ("sunny", "cloudy", "light rain", "windy", "foggy", "clear")
+CITIES: dict[str, tuple[float, float, str]] = {
+    "rome": (41.89, 12.48, "Italy"),
+    "paris": (48.85, 2.35, "France"),
+    "london": (51.51, -0.13, "United Kingdom"),
+    "berlin": (52.52, 13.41, "Germany"),
+    "madrid": (40.42, -3.70, "Spain"),
+    "tokyo": (35.69, 139.69, "Japan"),
+    "milan": (45.46, 9.19, "Italy"),
+    "oslo": (59.91, 10.75, "Norway"),
+}
+SEED_ITEMS: tuple[tuple[str, int], ...] = (("apples", 3), ("bananas", 6), ("milk", 1))
+
+
+def _number(text: str, modulo: int) -> int:
+    return int(hashlib.sha256(text.lower().encode()).hexdigest(), 16) % modulo
+
+
+def weather_for(city: str) -> tuple[str, int]:
+    """Deterministic (condition, °C) for a city."""
+    return CONDITIONS[_number(city, len(CONDITIONS))], 5 + _number(city, 25)
+
+
+def forecast_for(latitude: float, longitude: float) -> dict[str, float | int]:
+    """Deterministic current conditions at coordinates."""
+    key = f"{latitude:.1f},{longitude:.1f}"
+    return {
+        "temperature_2m": round(2 + _number(key, 300) / 10, 1),
+        "wind_speed_10m": round(_number(key + "w", 400) / 10, 1),
+        "weather_code": (0, 1, 2, 3, 45, 61)[_number(key + "c", 6)],
+    }
+
+
+@dataclass
+class Received:
+    """A request the tool server received."""
+
+    method: str
+    path: str
+    query: dict[str, str]
+    body: Any
+
+
+@dataclass
+class DemoToolServer:
+    """The services the demo tools call, on 127.0.0.1."""
+
+    host: str = "127.0.0.1"
+    port: int = 0
+    requests: list[Received] = field(default_factory=list)
+    items: dict[str, dict[str, Any]] = field(default_factory=dict)
+    hooks: list[Any] = field(default_factory=list)
+    _next_id: int = 1
+    _runner: web.AppRunner | None = None
+
+    def __post_init__(self) -> None:
+        """Seed the items."""
+        self.reset()
+
+    @property
+    def url(self) -> str:
+        """Return the base URL."""
+        return f"http://{self.host}:{self.port}"
+
+    def reset(self) -> None:
+        """Forget requests; put the seed items back."""
+        self.requests.clear()
+        self.hooks.clear()
+        self.items.clear()
+        self._next_id = 1
+        for name, qty in SEED_ITEMS:
+            self._add(name, qty)
+
+    def _add(self, name: str, qty: int | None) -> dict[str, Any]:
+        item: dict[str, Any] = {"id": str(self._next_id), "name": name, "qty": qty or 1}
+        self.items[item["id"]] = item
+        self._next_id += 1
+        return item
+
+    @web.middleware
+    async def _record(self, request: web.Request, handler: Any) -> web.StreamResponse:
+        raw = await request.read()
+        body: Any = None
+        if raw:
+            try:
+                body = json.loads(raw)
+            except ValueError:
+                body = raw.decode("utf-8", "replace")
+        self.requests.append(
+            Received(request.method, request.path, dict(request.query), body)
+        )
+        request["json"] = body
+        response: web.StreamResponse = await handler(request)
+        return response
+
+    async def _weather(self, request: web.Request) -> web.Response:
+        city = request.match_info["city"]
+        condition, temp = weather_for(city)
+        return web.Response(text=f"{city}: {condition}, {temp}°C")
+
+    async def _geocode(self, request: web.Request) -> web.Response:
+        name = request.query.get("name", "").strip()
+        if not name:
+            return web.json_response({"error": "name is required"}, status=400)
+        lat, lon, country = CITIES.get(
+            name.lower(),
+            (_number(name, 1600) / 20 - 40, _number(name + "x", 3400) / 20 - 85, ""),
+        )
+        return web.json_response(
+            {
+                "results": [
+                    {
+                        "name": name.title(),
+                        "latitude": lat,
+                        "longitude": lon,
+                        "country": country,
+                    }
+                ]
+            }
+        )
+
+    async def _forecast(self, request: web.Request) -> web.Response:
+        try:
+            lat = float(request.query["latitude"])
+            lon = float(request.query["longitude"])
+        except KeyError, ValueError:
+            return web.json_response(
+                {"error": "latitude and longitude are required numbers"}, status=400
+            )
+        return web.json_response(
+            {"latitude": lat, "longitude": lon, "current": forecast_for(lat, lon)}
+        )
+
+    async def _list_items(self, request: web.Request) -> web.Response:
+        items = list(self.items.values())
+        if search := request.query.get("search", "").lower():
+            items = [i for i in items if search in i["name"].lower()]
+        if (limit := request.query.get("limit", "")).isdigit():
+            items = items[: int(limit)]
+        return web.json_response(items)
+
+    async def _create_item(self, request: web.Request) -> web.Response:
+        body = request["json"]
+        if not isinstance(body, dict) or not body.get("name"):
+            return web.json_response({"error": "name is required"}, status=400)
+        qty = body.get("qty")
+        item = self._add(str(body["name"]), int(qty) if qty else None)
+        return web.json_response(item, status=201)
+
+    async def _item(self, request: web.Request) -> web.StreamResponse:
+        item_id = request.match_info["id"]
+        item = self.items.get(item_id)
+        if item is None:
+            return web.json_response({"error": f"no item {item_id}"}, status=404)
+        if request.method == "DELETE":
+            del self.items[item_id]
+            return web.json_response({"deleted": item_id})
+        body = request["json"] if isinstance(request["json"], dict) else {}
+        if request.method == "PATCH":
+            item.update({k: v for k, v in body.items() if k in {"name", "qty"}})
+        elif request.method == "PUT":
+            item.clear()
+            item.update({"id": item_id, "name": body.get("name", ""), **body})
+        return web.json_response(item)
+
+    async def _hook(self, request: web.Request) -> web.Response:
+        self.hooks.append(request["json"])
+        return web.json_response({"ok": True, "received": request["json"]})
+
+    def app(self) -> web.Application:
+        """The aiohttp application."""
+        app = web.Application(middlewares=[self._record])
+        app.router.add_get("/weather/{city}", self._weather)
+        app.router.add_get("/geocode", self._geocode)
+        app.router.add_get("/forecast", self._forecast)
+        app.router.add_get("/api/items", self._list_items)
+        app.router.add_post("/api/items", self._create_item)
+        for method in ("GET", "PATCH", "PUT", "DELETE"):
+            app.router.add_route(method, "/api/items/{id}", self._item)
+        app.router.add_post("/hook", self._hook)
+        return app
+
+    async def start(self) -> None:
+        """Listen (port 0: a free one)."""
+        self._runner = web.AppRunner(self.app(), access_log=None)
+        await self._runner.setup()
+        site = web.TCPSite(self._runner, self.host, self.port)
+        await site.start()
+        server = site._server
+        assert server is not None
+        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+
+    async def stop(self) -> None:
+        """Stop listening."""
+        if self._runner is not None:
+            await self._runner.cleanup()
+            self._runner = None
+
+    def tools(self, names: list[str] | None = None) -> list[dict[str, Any]]:
+        """Tool definitions (the tools file format) that call this server."""
+        defs = tool_definitions(self.url)
+        if names is None:
+            return defs
+        by_name = {d["name"]: d for d in defs}
+        return [by_name[n] for n in names]
+
+
+def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
+    return {"type": "object", "properties": properties, "required": required}
+
+
+def tool_definitions(base: str) -> list[dict[str, Any]]:
+    """The demo tools, pointed at `base`."""
+    string, integer = {"type": "string"}, {"type": "integer"}
+    item_id = {"type": "string", "description": "The item's id"}
+    return [
+        {
+            "name": "get_weather",
+            "description": "Current weather and temperature for a city.",
+            "parameters": _obj(
+                {"city": {"type": "string", "description": "City name"}}, ["city"]
+            ),
+            "url": f"{base}/weather/{{city}}",
+            "method": "GET",
+        },
+        {
+            "name": "geocode_city",
+            "description": "Find the latitude and longitude of a city by name. "
+            "Call it first, then pass them to get_forecast.",
+            "parameters": _obj(
+                {"name": {"type": "string", "description": "City name"}}, ["name"]
+            ),
+            "url": f"{base}/geocode",
+            "method": "GET",
+        },
+        {
+            "name": "get_forecast",
+            "description": "Current temperature (°C) and wind at coordinates "
+            "returned by geocode_city.",
+            "parameters": _obj(
+                {"latitude": {"type": "number"}, "longitude": {"type": "number"}},
+                ["latitude", "longitude"],
+            ),
+            "url": f"{base}/forecast",
+            "method": "GET",
+        },
+        {
+            "name": "list_items",
+            "description": "List the items on the shopping list, optionally "
+            "filtered by name.",
+            "parameters": _obj(
+                {"search": {**string, "description": "Text the name contains"}}, []
+            ),
+            "url": f"{base}/api/items",
+            "method": "GET",
+        },
+        {
+            "name": "add_item",
+            "description": "Add an item to the shopping list.",
+            "parameters": _obj(
+                {"name": {**string, "description": "Item name"}, "qty": integer},
+                ["name"],
+            ),
+            "url": f"{base}/api/items",
+            "method": "POST",
+        },
+        {
+            "name": "update_item",
+            "description": "Change the quantity of an item by its id.",
+            "parameters": _obj({"id": item_id, "qty": integer}, ["id", "qty"]),
+            "url": f"{base}/api/items/{{id}}",
+            "method": "PATCH",
+        },
+        {
+            "name": "delete_item",
+            "description": "Delete an item by its id.",
+            "parameters": _obj({"id": item_id}, ["id"]),
+            "url": f"{base}/api/items/{{id}}",
+            "method": "DELETE",
+        },
+        {
+            "name": "send_webhook",
+            "description": "Send a notification message through the webhook.",
+            "parameters": _obj(
+                {"message": {**string, "description": "Notification text"}},
+                ["message"],
+            ),
+            "url": f"{base}/hook",
+            "method": "POST",
+        },
+    ]

@@ -1,0 +1,87 @@
+"""Translations: en.json is generated; it and es say the same things."""
+
+from __future__ import annotations
+
+import importlib.util
+import json
+from pathlib import Path
+import re
+from typing import Any
+
+from homeassistant.util.yaml import load_yaml
+import pytest
+
+ROOT = Path(__file__).resolve().parents[1]
+COMPONENT = ROOT / "custom_components" / "http_tools_agent"
+TRANSLATIONS = COMPONENT / "translations"
+PLACEHOLDER_RE = re.compile(r"\{([a-z_]+)\}")
+
+
+def load(name: str) -> dict[str, Any]:
+    """Read a translation file."""
+    data: dict[str, Any] = json.loads(
+        (TRANSLATIONS / f"{name}.json").read_text(encoding="utf-8")
+    )
+    return data
+
+
+def flatten(node: Any, prefix: str = "") -> dict[str, str]:
+    """Map each key path to its string."""
+    if isinstance(node, dict):
+        flat: dict[str, str] = {}
+        for key, value in node.items():
+            flat.update(flatten(value, f"{prefix}{key}."))
+        return flat
+    assert isinstance(node, str), prefix
+    return {prefix.rstrip("."): node}
+
+
+def test_en_json_is_generated_from_strings() -> None:
+    """en.json is exactly what scripts/translations.py writes."""
+    spec = importlib.util.spec_from_file_location(
+        "translations_script", ROOT / "scripts" / "translations.py"
+    )
+    assert spec is not None
+    assert spec.loader is not None
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    assert (TRANSLATIONS / "en.json").read_text(encoding="utf-8") == module.english()
+
+
+@pytest.mark.parametrize("language", ["it", "es"])
+def test_same_keys_and_placeholders_as_english(language: str) -> None:
+    """Every English string is translated, with the same placeholders."""
+    english = flatten(load("en"))
+    other = flatten(load(language))
+    assert sorted(other) == sorted(english)
+    for key, text in english.items():
+        assert set(PLACEHOLDER_RE.findall(other[key])) == set(
+            PLACEHOLDER_RE.findall(text)
+        ), key
+        assert "[%key:" not in other[key], key
+        assert other[key].strip(), key
+
+
+def test_services_are_described_everywhere() -> None:
+    """services.yaml, icons.json and the strings name the same services."""
+    services = load_yaml(COMPONENT / "services.yaml")
+    assert isinstance(services, dict)
+    icons = json.loads((COMPONENT / "icons.json").read_text())
+    strings = load("en")["services"]
+    assert set(services) == set(icons["services"]) == set(strings)
+    for name, service in services.items():
+        assert set(service["fields"]) == set(strings[name]["fields"]), name
+
+
+def test_code_keys_have_strings() -> None:
+    """Error and exception keys used by the code exist in the strings."""
+    english = load("en")
+    code = "\n".join(p.read_text() for p in COMPONENT.glob("*.py"))
+    for key in re.findall(r'errors\[[A-Z_]+\] = "([a-z_]+)"', code):
+        assert key in english["options"]["error"], key
+    for key in re.findall(r'translation_key="([a-z_]+)"', code):
+        assert key in english["exceptions"] or key in english["issues"], key
+    from custom_components.http_tools_agent.services import EntryProblem
+
+    for problem in EntryProblem:
+        assert problem.value in english["exceptions"], problem
