@@ -382,3 +382,129 @@ async def test_server_down_is_spoken(
     result = await converse(hass, "Hello")
 
     assert speech(result).startswith("I can't reach the language model server")
+    # Diagnostics keep the failure.
+    (recent,) = setup_integration.runtime_data.recent_errors
+    assert recent.kind == "llm"
+    assert recent.message == speech(result)
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_error_is_spoken_in_the_users_language(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """An Italian conversation hears the Italian message."""
+    llm_server.add(error(401, "nope"))
+
+    result = await conversation.async_converse(
+        hass, "Ciao", None, Context(), language="it", agent_id=AGENT_ID
+    )
+
+    assert speech(result) == "Il server del modello linguistico ha rifiutato la chiave API."
+
+
+def _ollama_stream(*calls: tuple[str, dict[str, Any]]) -> Reply:
+    """Ollama's `/v1` stream: each call whole, all at index 0, then `stop`."""
+    chunks = [
+        chunk(
+            {
+                "role": "assistant",
+                "content": "",
+                "tool_calls": [
+                    {
+                        "id": f"call_{n}",
+                        "index": 0,
+                        "type": "function",
+                        "function": {"name": name, "arguments": json.dumps(args)},
+                    }
+                ],
+            }
+        )
+        for n, (name, args) in enumerate(calls)
+    ]
+    chunks.append(chunk({"role": "assistant", "content": ""}, "stop"))
+    return sse(chunks)
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_ollama_calls_all_at_index_zero(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """Two whole calls sharing index 0, flushed on `stop`, are two calls."""
+    llm_server.add(
+        _ollama_stream(
+            ("get_weather", {"city": "Palermo"}), ("get_weather", {"city": "Turin"})
+        ),
+        text_stream("Both sunny."),
+    )
+
+    result = await converse(hass, "Weather in Palermo and Turin?")
+
+    assert speech(result) == "Both sunny."
+    assert sorted(r.path for r in tool_endpoint.requests) == [
+        "/weather/Palermo",
+        "/weather/Turin",
+    ]
+    tool_messages = [m for m in llm_server.requests[1]["messages"] if m["role"] == "tool"]
+    assert [m["tool_call_id"] for m in tool_messages] == ["call_0", "call_1"]
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_calls_with_empty_ids_get_ids(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """A server that sends `"id": ""` still gets a matching `tool_call_id`."""
+    llm_server.add(
+        sse(
+            [
+                chunk({"role": "assistant", "content": None}),
+                chunk(
+                    {
+                        "tool_calls": [
+                            {
+                                "index": 0,
+                                "id": "",
+                                "type": "function",
+                                "function": {
+                                    "name": "get_weather",
+                                    "arguments": '{"city": "Rome"}',
+                                },
+                            }
+                        ]
+                    }
+                ),
+                chunk({}, "stop"),
+            ]
+        ),
+        text_stream("Sunny."),
+    )
+
+    await converse(hass, "Weather in Rome?")
+
+    assistant, tool = llm_server.requests[1]["messages"][-2:]
+    call_id = assistant["tool_calls"][0]["id"]
+    assert call_id
+    assert tool["tool_call_id"] == call_id
+    assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_reasoning_is_never_spoken(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """`reasoning_content` deltas and `<think>` blocks stay out of the answer."""
+    llm_server.add(
+        sse(
+            [
+                chunk({"role": "assistant", "content": None}),
+                chunk({"reasoning_content": "The user greets me. "}),
+                chunk({"reasoning_content": "I greet back."}),
+                chunk({"content": "<think>Still thinking."}),
+                chunk({"content": "</think>Hello there!"}),
+                chunk({}, "stop"),
+            ]
+        )
+    )
+
+    result = await converse(hass, "Hi")
+
+    assert speech(result) == "Hello there!"

@@ -7,7 +7,7 @@ from typing import Any, cast
 from homeassistant.config_entries import ConfigEntry
 from homeassistant.const import CONF_API_KEY, Platform
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import config_validation as cv, llm
+from homeassistant.helpers import config_validation as cv, issue_registry as ir, llm
 from homeassistant.helpers.httpx_client import get_async_client
 from homeassistant.helpers.typing import ConfigType
 import openai
@@ -24,7 +24,7 @@ from .llm_api import API_NAME, HttpToolsAPI, api_id_for
 from .runtime import HttpToolsRuntime, ToolSettings
 from .services import async_setup_services
 from .store import ToolStore
-from .tools_config import async_load_configured_tools
+from .tools_config import async_load_configured_tools, tools_file_issue_id
 
 PLATFORMS = (Platform.CONVERSATION,)
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
@@ -98,6 +98,11 @@ async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) ->
 async def async_unload_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> bool:
     """Unload an entry."""
     return await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
+
+
+async def async_remove_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> None:
+    """Drop the entry's repair issue with it."""
+    ir.async_delete_issue(hass, DOMAIN, tools_file_issue_id(entry.entry_id))
 
 
 async def _async_update_listener(

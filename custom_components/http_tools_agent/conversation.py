@@ -78,11 +78,10 @@ class HttpToolsConversationEntity(
         except HomeAssistantError as err:
             # A server failure is spoken in the user's language; the next
             # turn starts clean.
+            message = await async_spoken_error(self.hass, user_input.language, err)
+            self.entry.runtime_data.record_error("llm", message)
             response = intent.IntentResponse(language=user_input.language)
-            response.async_set_error(
-                intent.IntentResponseErrorCode.UNKNOWN,
-                await async_spoken_error(self.hass, user_input.language, err),
-            )
+            response.async_set_error(intent.IntentResponseErrorCode.UNKNOWN, message)
             return conversation.ConversationResult(
                 response=response,
                 conversation_id=chat_log.conversation_id,

@@ -80,7 +80,10 @@ class RoundTransformer:
     repeats: int = 0
     finish_reason: str | None = None
     _filter: TextCallFilter = field(init=False)
+    # Calls being assembled, in arrival order; `_slots` maps the server's
+    # `index` to the call it is currently filling.
     _partial: dict[int, _PartialCall] = field(default_factory=dict)
+    _slots: dict[int, int] = field(default_factory=dict)
     _unrunnable_calls: list[tuple[llm.ToolInput, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -182,8 +185,17 @@ class RoundTransformer:
         return deltas
 
     def _add_partial(self, tool_call: Any) -> None:
-        index = tool_call.index if tool_call.index is not None else len(self._partial)
-        partial = self._partial.setdefault(index, _PartialCall())
+        index = tool_call.index if tool_call.index is not None else 0
+        slot = self._slots.get(index)
+        partial = self._partial.get(slot) if slot is not None else None
+        if partial is None or (
+            # Some servers (Ollama) send every call whole with index 0: a new
+            # id on a call that already has a name starts the next call.
+            tool_call.id and partial.id and partial.name and tool_call.id != partial.id
+        ):
+            slot = len(self._partial)
+            self._slots[index] = slot
+            partial = self._partial[slot] = _PartialCall()
         if tool_call.id:
             partial.id = tool_call.id
         if function := tool_call.function:
@@ -222,6 +234,7 @@ class RoundTransformer:
                 continue
             deltas.extend(self._call(partial.name, arguments, partial.id))
         self._partial.clear()
+        self._slots.clear()
         return deltas
 
     def _call(self, name: str, arguments: dict[str, Any], call_id: str) -> list[Delta]:

@@ -74,4 +74,5 @@ class HttpToolsRuntime:
     def record_run(self, result: ToolRunResult) -> None:
         """Remember a failed tool run."""
         if not result.ok:
-            self.record_error(f"tool:{result.tool}", result.error or result.text)
+            # `error` is a short reason without bodies or header values.
+            self.record_error(f"tool:{result.tool}", result.error or "failed")

@@ -1288,7 +1288,14 @@ CASES: list[Case] = [
         0,
         "",
     ),
-    ("tool_call_tag_broken", "a <tool_call<tool_call></tool_call> b", [], "a  b", 2, ""),
+    (
+        "tool_call_tag_broken",
+        "a <tool_call<tool_call></tool_call> b",
+        [],
+        "a  b",
+        2,
+        "",
+    ),
     # orphan closers and parameters
     ("orphan_closers", "a</tool_call>b</function>c</parameter>d", [], "abcd", 0, ""),
     ("orphan_parameter", "x <parameter=city>Rome</parameter> y", [], "x  y", 1, ""),
