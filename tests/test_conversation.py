@@ -139,6 +139,25 @@ async def test_repeated_call_goes_to_the_answer(
 
 
 @pytest.mark.usefixtures("setup_integration")
+async def test_echoed_result_is_not_the_answer(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """llama-cpp-python's second round repeats the call and echoes the result
+    as JSON: neither is spoken; the agent asks for the answer."""
+    llm_server.add(
+        transcript("llama-cpp-python__weather_stream"),
+        transcript("llama-cpp-python__second_round_stream"),
+        text_stream("It is sunny in Rome, 14 degrees."),
+    )
+
+    result = await converse(hass, "What's the weather in Rome?")
+
+    assert speech(result) == "It is sunny in Rome, 14 degrees."
+    assert len(tool_endpoint.requests) == 1
+    assert llm_server.requests[2]["tool_choice"] == "none"
+
+
+@pytest.mark.usefixtures("setup_integration")
 async def test_structured_parallel_calls(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
 ) -> None:

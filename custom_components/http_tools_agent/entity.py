@@ -35,6 +35,7 @@ from .const import (
 )
 from .deltas import Delta, RoundTransformer
 from .errors import llm_error_handler
+from .llm_api import current_agent_id
 from .messages import openai_tools, to_openai_message, to_openai_messages
 from .speech import async_spoken_message
 
@@ -76,6 +77,15 @@ class HttpToolsAgentEntity(Entity):
         self, chat_log: conversation.ChatLog, language: str | None = None
     ) -> None:
         """Run the tool loop until the model answers."""
+        token = current_agent_id.set(self.entity_id)
+        try:
+            await self._async_run_rounds(chat_log, language)
+        finally:
+            current_agent_id.reset(token)
+
+    async def _async_run_rounds(
+        self, chat_log: conversation.ChatLog, language: str | None
+    ) -> None:
         runtime = self.entry.runtime_data
         options = self.subentry.data
         stream = bool(options.get(CONF_STREAM, DEFAULT_STREAM))

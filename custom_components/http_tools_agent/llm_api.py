@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from contextvars import ContextVar
 from dataclasses import dataclass
 import time
 from typing import TYPE_CHECKING, Any, override
@@ -26,6 +27,12 @@ REDACTED = "**REDACTED**"
 API_NAME = "HTTP Tools"
 RESULT_KEY = "result"
 ASYNC_PROCESS = conversation_trace.ConversationTraceEventType.ASYNC_PROCESS
+
+# The agent entity running the current turn: set by our agents, inherited by
+# the tool tasks the chat log starts.
+current_agent_id: ContextVar[str | None] = ContextVar(
+    "http_tools_agent_current_agent_id", default=None
+)
 
 
 def api_id_for(api_key: str) -> str:
@@ -95,13 +102,16 @@ class HttpTool(llm.Tool):
 def _turn_agent_id(chat_log: ha_chat_log.ChatLog | None) -> str | None:
     """Return the agent whose turn runs the tool.
 
-    Tools start while the model's answer still streams, before the chat log
+    Our agents say so through `current_agent_id`. For other agents: tools start while the model's answer still streams, before the chat log
     stores that answer (with its agent id), so the first round of a turn has
     no answer to read yet. The turn's conversation trace (opened by
     `conversation.async_converse`, which Assist pipelines use) names the agent;
     the last stored answer is the fallback.
     """
-    # Private to the conversation integration: read defensively.
+    if agent_id := current_agent_id.get():
+        return agent_id
+    # Another agent uses our tools. Its trace is private to the conversation
+    # integration: read defensively.
     current = getattr(conversation_trace, "_current_trace", None)
     trace = current.get() if current is not None else None
     for event in getattr(trace, "_events", None) or ():

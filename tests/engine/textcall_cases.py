@@ -799,16 +799,18 @@ _REPEAT_TEXT = (
 
 type Expected = tuple[list[tuple[str, dict[str, Any]]], str, int]
 
+# What goes to `thinking` instead of speech, by capture.
+ECHO_THINKING = {
+    "llama-cpp-python__second_round_stream": '{"response": "Rome: ☀️ +14°C"}',
+}
+
 EXPECTED: dict[str, Expected] = {
     "llama-cpp-python__required_parallel_stream": ([_PALERMO], "", 0),
     "llama-cpp-python__required_stream": ([_ROME], "", 0),
     # The model repeats the call (arguments as a JSON string) and echoes the
-    # tool result as JSON: ordinary JSON, so it is spoken.
-    "llama-cpp-python__second_round_stream": (
-        [_ROME],
-        '{"response": "Rome: ☀️ +14°C"}',
-        0,
-    ),
+    # tool result as JSON on the next line: an echo, held and never spoken
+    # (it goes to thinking; see ECHO_THINKING).
+    "llama-cpp-python__second_round_stream": ([_ROME], "", 0),
     "llama-cpp-python__smalltalk_stream": (
         [],
         "Hello! I'm doing well, thank you for asking. How about you?",
@@ -883,6 +885,33 @@ _HERMES_ROME = (
 )
 
 CASES: list[Case] = [
+    # Echoes of a tool result after a call are not speech; the same JSON
+    # without a call before it is an ordinary answer.
+    (
+        "echo_after_bare_call",
+        '{"name": "get_weather", "arguments": {"city": "Rome"}}\n{"response": "sunny"}',
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        '{"response": "sunny"}',
+    ),
+    (
+        "echo_after_tagged_call",
+        _QWEN_ROME + '\n{"temp": 14, "sky": "clear"}\nIt is clear.',
+        [("get_weather", {"city": "Rome"})],
+        "It is clear.",
+        0,
+        '{"temp": 14, "sky": "clear"}',
+    ),
+    ("json_answer_without_call", '{"response": "sunny"}', [], '{"response": "sunny"}', 0, ""),
+    (
+        "broken_echo_is_text",
+        '{"name": "get_weather", "arguments": {"city": "Rome"}}\n{"response": sunny}',
+        [("get_weather", {"city": "Rome"})],
+        '{"response": sunny}',
+        0,
+        "",
+    ),
     # Qwen3-Coder XML
     ("qwen_xml", _QWEN_ROME, [("get_weather", {"city": "Rome"})], "", 0, ""),
     (

@@ -38,6 +38,11 @@ Rules chosen:
   tool. Anything else is text, released as soon as it cannot be a call (first
   key not a call key, name not a tool, ...) or when it completes.
   Mid-sentence JSON is always text.
+- Echoes: once the reply has made a call, a line-start JSON object whose
+  first key is not a call key is an echo of a tool result (seen with
+  llama-cpp-python + Qwen2.5: ``{"response": "Rome: +14°C"}`` after the
+  call): held until it completes and moved to ``thinking``, never spoken.
+  Invalid JSON there is released as text.
 - Fences: a line-start ```` ``` ```` fence (info string empty, ``json``,
   ``tool_call`` or ``tool_code``) whose content is call JSON disappears with
   the calls; any other fence is text.
@@ -234,6 +239,8 @@ class TextCallFilter:
         self._j_list_expect = False
         self._j_key: str | None = None
         self._j_committed = False
+        self._j_echo = False
+        self._reply_calls = 0  # calls found so far in this reply
 
     # --- public ---------------------------------------------------------
 
@@ -346,6 +353,7 @@ class TextCallFilter:
         self._junction = True
 
     def _add(self, result: BlockResult) -> None:
+        self._reply_calls += len(result.calls)
         self._calls.extend(TextCall(name, args) for name, args in result.calls)
         self._problems.extend(result.problems)
         self._think_out.extend(result.thinking)
@@ -580,6 +588,7 @@ class TextCallFilter:
         self._j_list_expect = self._j_list
         self._j_key = None
         self._j_committed = False
+        self._j_echo = False
 
     def _json_reject(self, text: str, start: int, k: int) -> int:
         """Not a call: everything held is text; re-scan it as such."""
@@ -599,7 +608,14 @@ class TextCallFilter:
             return self._j_committed
         if self._j_expect_key:
             self._j_key = value
-            return self._j_committed or value in CALL_KEYS
+            if self._j_committed or value in CALL_KEYS:
+                return True
+            if self._reply_calls and not self._j_list:
+                # After a call, small models echo the tool result as JSON on
+                # its own line ({"response": ...}): hold it, it is no speech.
+                self._j_echo = self._j_committed = True
+                return True
+            return False
         if self._j_key == "name" and not self._j_committed:
             if self._tools.resolve(value) is None:
                 return False
@@ -704,7 +720,13 @@ class TextCallFilter:
     def _json_complete(self, text: str, start: int, k: int) -> int:
         self._j_parts.append(text[start:k])
         raw = "".join(self._j_parts)
-        result = parse_bare_json(raw, self._tools, committed=self._j_committed)
+        if self._j_echo:
+            if not _is_json(raw):
+                self._j_parts = [raw]
+                return self._json_reject(text, k, k)
+            result: BlockResult | None = BlockResult(thinking=[raw])
+        else:
+            result = parse_bare_json(raw, self._tools, committed=self._j_committed)
         if result is None:
             self._j_parts = [raw]
             return self._json_reject(text, k, k)
@@ -748,11 +770,22 @@ class TextCallFilter:
         elif mode == _JSON:
             raw = "".join(self._j_parts)
             self._j_parts = []
-            if self._j_committed:
+            if self._j_echo:
+                # An echo cut off by the end of the reply: still no speech.
+                self._think_out.extend((self._j_prefix, raw))
+            elif self._j_committed:
                 reason = "the reply ended before the JSON call was complete"
                 self._problems.append(problem(reason, raw))
             else:
                 self._run([(self._j_prefix, True), (raw, True)])
+
+
+def _is_json(raw: str) -> bool:
+    try:
+        json.loads(raw)
+    except ValueError, RecursionError:
+        return False
+    return True
 
 
 def extract_text_calls(
