@@ -11,9 +11,11 @@ import sys
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
-from collections.abc import AsyncGenerator
+from collections.abc import AsyncGenerator, Generator
 from typing import Any
 
+from homeassistant.components.conversation.chat_log import async_subscribe_chat_logs
+from homeassistant.components.conversation.const import ChatLogEventType
 from homeassistant.config_entries import ConfigSubentryData
 from homeassistant.core import HomeAssistant
 from homeassistant.setup import async_setup_component
@@ -143,6 +145,20 @@ def config_entry(
     )
     entry.add_to_hass(hass)
     return entry
+
+
+@pytest.fixture
+def chat_contents(hass: HomeAssistant) -> Generator[list[dict[str, Any]]]:
+    """Every piece of content added to any chat log (what the chat shows)."""
+    contents: list[dict[str, Any]] = []
+
+    def _added(_: str, event_type: ChatLogEventType, data: dict[str, Any]) -> None:
+        if event_type is ChatLogEventType.CONTENT_ADDED:
+            contents.append(data["content"])
+
+    unsubscribe = async_subscribe_chat_logs(hass, _added)
+    yield contents
+    unsubscribe()
 
 
 @pytest.fixture

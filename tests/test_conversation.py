@@ -18,6 +18,7 @@ from custom_components.http_tools_agent.const import (
     CONF_TOOLS_ENABLED,
 )
 
+from .markup import assert_no_markup
 from .servers import (
     FakeLLMServer,
     Reply,
@@ -32,14 +33,6 @@ from .servers import (
 )
 
 AGENT_ID = "conversation.http_tools_agent"
-MARKUP = (
-    "<tool_call",
-    "</tool_call>",
-    "<function=",
-    "<parameter=",
-    "<think>",
-    '"arguments"',
-)
 
 
 async def converse(
@@ -55,12 +48,6 @@ def speech(result: conversation.ConversationResult) -> str:
     """Return what the user hears."""
     text: str = result.response.speech["plain"]["speech"]
     return text
-
-
-def assert_no_markup(text: str) -> None:
-    """Call markup and thinking never reach the user."""
-    for marker in MARKUP:
-        assert marker not in text, f"{marker!r} leaked into {text!r}"
 
 
 @pytest.mark.usefixtures("setup_integration")
@@ -140,7 +127,10 @@ async def test_repeated_call_goes_to_the_answer(
 
 @pytest.mark.usefixtures("setup_integration")
 async def test_echoed_result_is_not_the_answer(
-    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    chat_contents: list[dict[str, Any]],
 ) -> None:
     """llama-cpp-python's second round repeats the call and echoes the result
     as JSON: neither is spoken; the agent asks for the answer."""
@@ -153,6 +143,10 @@ async def test_echoed_result_is_not_the_answer(
     result = await converse(hass, "What's the weather in Rome?")
 
     assert speech(result) == "It is sunny in Rome, 14 degrees."
+    # What the chat shows: neither the call nor the echoed result.
+    shown = "".join(c.get("content") or "" for c in chat_contents)
+    assert_no_markup(shown)
+    assert "{" not in shown
     assert len(tool_endpoint.requests) == 1
     assert llm_server.requests[2]["tool_choice"] == "none"
 
@@ -418,7 +412,10 @@ async def test_error_is_spoken_in_the_users_language(
         hass, "Ciao", None, Context(), language="it", agent_id=AGENT_ID
     )
 
-    assert speech(result) == "Il server del modello linguistico ha rifiutato la chiave API."
+    assert (
+        speech(result)
+        == "Il server del modello linguistico ha rifiutato la chiave API."
+    )
 
 
 def _ollama_stream(*calls: tuple[str, dict[str, Any]]) -> Reply:
@@ -463,7 +460,9 @@ async def test_ollama_calls_all_at_index_zero(
         "/weather/Palermo",
         "/weather/Turin",
     ]
-    tool_messages = [m for m in llm_server.requests[1]["messages"] if m["role"] == "tool"]
+    tool_messages = [
+        m for m in llm_server.requests[1]["messages"] if m["role"] == "tool"
+    ]
     assert [m["tool_call_id"] for m in tool_messages] == ["call_0", "call_1"]
 
 

@@ -11,17 +11,10 @@ from homeassistant.helpers import chat_session
 from homeassistant.setup import async_setup_component
 import pytest
 
+from .markup import assert_no_markup
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, transcript
 
 AGENT_ID = "conversation.http_tools_agent"
-MARKUP = (
-    "<tool_call",
-    "</tool_call>",
-    "<function=",
-    "<parameter=",
-    "<think>",
-    "</think>",
-)
 
 # Qwen3-Coder's native call, streamed in pieces that split the tags, with a
 # thinking block before it (what a Qwen3 model with thinking on sends).
@@ -104,8 +97,7 @@ async def test_guide_end_to_end_check(
     result = next(d for d in deltas if d.get("role") == "tool_result")
     assert result["result"]["data"] == {"result": "Rome: ☀️ +14°C"}
     spoken = "".join(d.get("content") or "" for d in deltas)
-    for marker in MARKUP:
-        assert marker not in spoken
+    assert_no_markup(spoken)
     assert '"arguments"' not in spoken
     assert spoken.strip() == "In Rome it is sunny and 14 degrees."
 

@@ -12,17 +12,10 @@ from custom_components.http_tools_agent.engine.textcalls import (
     TextCallFilter,
     extract_text_calls,
 )
+from tests.markup import MARKUP
 
 from .textcall_cases import CASE_TOOLS, CASES, FRAGMENTS, TOOLS, TRANSCRIPTS
 
-MARKUP = (
-    "<tool_call",
-    "</tool_call>",
-    "<function=",
-    "<parameter=",
-    "<think>",
-    "</think>",
-)
 PROPS = settings(
     max_examples=250,
     deadline=None,

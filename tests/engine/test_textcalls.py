@@ -16,6 +16,7 @@ from custom_components.http_tools_agent.engine.textcalls import (
     TextCallFilter,
     extract_text_calls,
 )
+from tests.markup import assert_no_markup
 
 from .textcall_cases import (
     CASE_TOOLS,
@@ -25,15 +26,6 @@ from .textcall_cases import (
     NOSTREAM,
     TOOLS,
     TRANSCRIPTS,
-)
-
-MARKUP = (
-    "<tool_call",
-    "</tool_call>",
-    "<function=",
-    "<parameter=",
-    "<think>",
-    "</think>",
 )
 
 
@@ -52,11 +44,6 @@ def run_stream(
 
 def as_pairs(calls: list[TextCall]) -> list[tuple[str, dict[str, Any]]]:
     return [(c.name, c.arguments) for c in calls]
-
-
-def assert_no_markup(text: str) -> None:
-    for tag in MARKUP:
-        assert tag not in text, (tag, text)
 
 
 # --- real transcripts ---------------------------------------------------------

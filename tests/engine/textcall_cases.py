@@ -903,7 +903,14 @@ CASES: list[Case] = [
         0,
         '{"temp": 14, "sky": "clear"}',
     ),
-    ("json_answer_without_call", '{"response": "sunny"}', [], '{"response": "sunny"}', 0, ""),
+    (
+        "json_answer_without_call",
+        '{"response": "sunny"}',
+        [],
+        '{"response": "sunny"}',
+        0,
+        "",
+    ),
     (
         "broken_echo_is_text",
         '{"name": "get_weather", "arguments": {"city": "Rome"}}\n{"response": sunny}',

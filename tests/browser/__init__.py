@@ -1,0 +1,1 @@
+"""Browser test helpers (not collected by pytest: no test_*.py here)."""

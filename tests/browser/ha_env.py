@@ -1,0 +1,260 @@
+"""Real Home Assistant + scripted servers for the browser test.
+
+Run by `scripts/browser_test` (inside the Python >= 3.14.2 toolchain):
+
+    python -m tests.browser.ha_env --port 8124 --state STATE.json --workdir DIR
+
+It starts, on 127.0.0.1:
+- a scripted OpenAI-compatible LLM server (`tests/servers.py`): a user turn
+  about the weather gets the real llama-server capture of Qwen2.5-Coder's bare
+  JSON call (`{"name": "get_weather", "arguments": {"city": "Rome"}}`), a turn
+  that already holds the tool result gets a streamed text answer built from it;
+- a tool server (`ToolEndpoint`: `GET /weather/<city>` answers `Rome: ☀️ +14°C`);
+- a control server: `GET /requests` reports what both servers received;
+- Home Assistant the `scripts/develop` way (`hass --config DIR` with the repo
+  on PYTHONPATH, `config/configuration.yaml` copied to a fresh config dir with
+  the port changed), then completes onboarding through its API.
+
+When everything is ready it writes STATE.json (URLs, user, password, token)
+and runs until SIGTERM/SIGINT, then stops Home Assistant cleanly.
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+import contextlib
+import json
+import os
+from pathlib import Path
+import re
+import signal
+import subprocess
+import sys
+import time
+from typing import Any
+
+import aiohttp
+from aiohttp import web
+
+ROOT = Path(__file__).resolve().parents[2]
+if str(ROOT) not in sys.path:
+    sys.path.insert(0, str(ROOT))
+
+from tests.servers import (  # noqa: E402
+    FakeLLMServer,
+    ToolEndpoint,
+    text_stream,
+    transcript,
+)
+
+USERNAME = "admin"
+PASSWORD = "browser-test-password"
+WEATHER_TRANSCRIPT = "llama-server__weather_stream"
+
+
+class ScriptedLLM(FakeLLMServer):
+    """Answers by what the conversation holds, not by a fixed queue.
+
+    So a retry, or a second question, still gets a sensible answer.
+    """
+
+    async def _chat(self, request: web.Request) -> web.StreamResponse:
+        body: dict[str, Any] = await request.json()
+        messages: list[dict[str, Any]] = body.get("messages", [])
+        last = messages[-1] if messages else {}
+        if last.get("role") == "tool":
+            result = str(last.get("content", "")).strip()
+            self.add(text_stream("Right now in ", result, ". Enjoy Rome!"))
+        elif "weather" in json.dumps(last).lower():
+            self.add(transcript(WEATHER_TRANSCRIPT))
+        else:
+            self.add(text_stream("I can tell you the weather in any city."))
+        return await super()._chat(request)
+
+
+def write_config(config_dir: Path, port: int) -> None:
+    """Copy config/configuration.yaml (the scripts/develop config), new port."""
+    config_dir.mkdir(parents=True, exist_ok=True)
+    text = (ROOT / "config" / "configuration.yaml").read_text(encoding="utf-8")
+    text, count = re.subn(r"server_port: \d+", f"server_port: {port}", text)
+    if count != 1:
+        raise SystemExit("ha_env: config/configuration.yaml has no server_port")
+    (config_dir / "configuration.yaml").write_text(text, encoding="utf-8")
+
+
+def hass_command(config_dir: Path) -> list[str]:
+    """Return the command that starts Home Assistant from the project venv."""
+    venv = Path(os.environ.get("HTA_VENV", ROOT / ".venv"))
+    return [str(venv / "bin" / "hass"), "--config", str(config_dir)]
+
+
+async def wait_for_http(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+    """Wait until Home Assistant answers (first start installs the frontend)."""
+    deadline = time.monotonic() + 600
+    async with aiohttp.ClientSession() as session:
+        while time.monotonic() < deadline:
+            if proc.poll() is not None:
+                tail = log.read_text(encoding="utf-8", errors="replace")[-4000:]
+                raise SystemExit(f"ha_env: Home Assistant exited:\n{tail}")
+            with contextlib.suppress(aiohttp.ClientError, TimeoutError):
+                async with session.get(
+                    f"{url}/api/onboarding", timeout=aiohttp.ClientTimeout(total=5)
+                ) as resp:
+                    if resp.status == 200:
+                        return
+            await asyncio.sleep(1)
+    raise SystemExit("ha_env: Home Assistant did not answer within 600 s")
+
+
+async def onboard(url: str) -> str:
+    """Complete onboarding through the API; return an access token."""
+    client_id = f"{url}/"
+    async with aiohttp.ClientSession() as session:
+        async with session.post(
+            f"{url}/api/onboarding/users",
+            json={
+                "client_id": client_id,
+                "name": "Admin",
+                "username": USERNAME,
+                "password": PASSWORD,
+                "language": "en",
+            },
+        ) as resp:
+            resp.raise_for_status()
+            auth_code = (await resp.json())["auth_code"]
+        async with session.post(
+            f"{url}/auth/token",
+            data={
+                "grant_type": "authorization_code",
+                "code": auth_code,
+                "client_id": client_id,
+            },
+        ) as resp:
+            resp.raise_for_status()
+            token: str = (await resp.json())["access_token"]
+        headers = {"Authorization": f"Bearer {token}"}
+        steps: list[tuple[str, dict[str, Any]]] = [
+            ("core_config", {}),
+            ("analytics", {}),
+            ("integration", {"client_id": client_id, "redirect_uri": client_id}),
+        ]
+        for step, payload in steps:
+            async with session.post(
+                f"{url}/api/onboarding/{step}", json=payload, headers=headers
+            ) as resp:
+                if resp.status not in (200, 403):  # 403: step already done
+                    raise SystemExit(
+                        f"ha_env: onboarding step {step}: HTTP {resp.status} "
+                        f"{await resp.text()}"
+                    )
+        async with session.get(f"{url}/api/onboarding") as resp:
+            pending = [s["step"] for s in await resp.json() if not s["done"]]
+        if pending:
+            raise SystemExit(f"ha_env: onboarding steps not done: {pending}")
+    return token
+
+
+def control_app(llm: ScriptedLLM, tools: ToolEndpoint) -> web.Application:
+    """`GET /requests`: what the LLM and the tool server received."""
+
+    async def requests(_: web.Request) -> web.Response:
+        return web.json_response(
+            {
+                "llm": llm.requests,
+                "tools": [
+                    {"method": r.method, "path": r.path, "query": r.query}
+                    for r in tools.requests
+                ],
+            }
+        )
+
+    app = web.Application()
+    app.router.add_get("/requests", requests)
+    return app
+
+
+async def main() -> None:
+    """Start everything, write the state file, run until stopped."""
+    parser = argparse.ArgumentParser(description=__doc__)
+    parser.add_argument("--port", type=int, default=8124)
+    parser.add_argument("--state", type=Path, required=True)
+    parser.add_argument("--workdir", type=Path, required=True)
+    args = parser.parse_args()
+
+    stop = asyncio.Event()
+    loop = asyncio.get_running_loop()
+    for sig in (signal.SIGTERM, signal.SIGINT):
+        loop.add_signal_handler(sig, stop.set)
+
+    llm = ScriptedLLM()
+    tools = ToolEndpoint()
+    await llm.start()
+    await tools.start()
+    runner = web.AppRunner(control_app(llm, tools))
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    assert site._server is not None
+    control_port = site._server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+
+    config_dir = args.workdir / "config"
+    write_config(config_dir, args.port)
+    log = args.workdir / "hass.log"
+    env = dict(os.environ)
+    env["PYTHONPATH"] = str(ROOT) + (
+        f":{env['PYTHONPATH']}" if env.get("PYTHONPATH") else ""
+    )
+    url = f"http://127.0.0.1:{args.port}"
+    started = time.monotonic()
+    with log.open("wb") as log_file:
+        proc = subprocess.Popen(  # noqa: S603
+            hass_command(config_dir),
+            stdout=log_file,
+            stderr=subprocess.STDOUT,
+            env=env,
+            cwd=ROOT,
+        )
+    try:
+        await wait_for_http(url, proc, log)
+        print(
+            f"ha_env: Home Assistant answers on {url} "
+            f"after {time.monotonic() - started:.0f} s",
+            flush=True,
+        )
+        token = await onboard(url)
+        state = {
+            "url": url,
+            "username": USERNAME,
+            "password": PASSWORD,
+            "token": token,
+            "llm_url": llm.base_url,
+            "tools_url": tools.url,
+            "control_url": f"http://127.0.0.1:{control_port}",
+            "hass_log": str(log),
+            "config_dir": str(config_dir),
+        }
+        tmp = args.state.with_suffix(".tmp")
+        tmp.write_text(json.dumps(state, indent=2), encoding="utf-8")
+        tmp.replace(args.state)
+        print(f"ha_env: onboarded; state in {args.state}", flush=True)
+        while not stop.is_set() and proc.poll() is None:
+            with contextlib.suppress(TimeoutError):
+                await asyncio.wait_for(stop.wait(), 1)
+        if proc.poll() is not None:
+            raise SystemExit(f"ha_env: Home Assistant exited ({proc.returncode})")
+    finally:
+        if proc.poll() is None:
+            proc.terminate()
+            try:
+                await asyncio.to_thread(proc.wait, 60)
+            except subprocess.TimeoutExpired:
+                proc.kill()
+                await asyncio.to_thread(proc.wait)
+        await runner.cleanup()
+        await llm.stop()
+        await tools.stop()
+
+
+if __name__ == "__main__":
+    asyncio.run(main())
