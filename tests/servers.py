@@ -22,6 +22,18 @@ from aiohttp import web
 TRANSCRIPTS = Path(__file__).parent / "fixtures" / "transcripts"
 
 
+async def serve(app: web.Application) -> tuple[web.AppRunner, int]:
+    """Serve `app` on 127.0.0.1 on a free port; return the runner and port."""
+    runner = web.AppRunner(app)
+    await runner.setup()
+    site = web.TCPSite(runner, "127.0.0.1", 0)
+    await site.start()
+    server = site._server  # the only way to learn the port
+    assert server is not None
+    port: int = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+    return runner, port
+
+
 @dataclass
 class Reply:
     """One scripted answer of the LLM server."""
@@ -250,13 +262,7 @@ class FakeLLMServer:
         app = web.Application()
         app.router.add_get("/v1/models", self._models)
         app.router.add_post("/v1/chat/completions", self._chat)
-        self._runner = web.AppRunner(app)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+        self._runner, self.port = await serve(app)
 
     async def stop(self) -> None:
         """Stop the server."""
@@ -315,13 +321,7 @@ class ToolEndpoint:
         """Start listening on a free port."""
         app = web.Application()
         app.router.add_route("*", "/{tail:.*}", self._handle)
-        self._runner = web.AppRunner(app)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, "127.0.0.1", 0)
-        await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+        self._runner, self.port = await serve(app)
 
     async def stop(self) -> None:
         """Stop the server."""
