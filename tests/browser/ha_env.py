@@ -48,6 +48,10 @@ from tests.servers import (  # noqa: E402
     transcript,
 )
 
+# Onboarding's core_config step adds these integrations on its own; their
+# requirements are not installed (nothing lands in the project venv) and their
+# entries are removed, so the Integrations page shows only what the test adds.
+ONBOARDING_PACKAGES = "gTTS,radios,pycountry,PyMetno"
 USERNAME = "admin"
 PASSWORD = "browser-test-password"
 WEATHER_TRANSCRIPT = "llama-server__weather_stream"
@@ -86,7 +90,13 @@ def write_config(config_dir: Path, port: int) -> None:
 def hass_command(config_dir: Path) -> list[str]:
     """Return the command that starts Home Assistant from the project venv."""
     venv = Path(os.environ.get("HTA_VENV", ROOT / ".venv"))
-    return [str(venv / "bin" / "hass"), "--config", str(config_dir)]
+    return [
+        str(venv / "bin" / "hass"),
+        "--config",
+        str(config_dir),
+        "--skip-pip-packages",
+        ONBOARDING_PACKAGES,
+    ]
 
 
 async def wait_for_http(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
@@ -153,6 +163,36 @@ async def onboard(url: str) -> str:
         if pending:
             raise SystemExit(f"ha_env: onboarding steps not done: {pending}")
     return token
+
+
+async def remove_onboarding_entries(url: str, token: str) -> list[str]:
+    """Remove the entries onboarding created (see ONBOARDING_PACKAGES).
+
+    Their flows run in the background: wait until none is in progress and no
+    new entry appeared for a few seconds.
+    """
+    headers = {"Authorization": f"Bearer {token}"}
+    removed: list[str] = []
+    quiet_since = time.monotonic()
+    deadline = time.monotonic() + 60
+    async with aiohttp.ClientSession(headers=headers) as session:
+        while time.monotonic() < deadline:
+            async with session.get(f"{url}/api/config/config_entries/entry") as resp:
+                resp.raise_for_status()
+                entries = await resp.json()
+            found = [e for e in entries if e["source"] == "onboarding"]
+            for entry in found:
+                async with session.delete(
+                    f"{url}/api/config/config_entries/entry/{entry['entry_id']}"
+                ) as resp:
+                    resp.raise_for_status()
+                removed.append(entry["domain"])
+            if found:
+                quiet_since = time.monotonic()
+            elif time.monotonic() - quiet_since > 5:
+                break
+            await asyncio.sleep(1)
+    return removed
 
 
 def control_app(llm: ScriptedLLM, tools: ToolEndpoint) -> web.Application:
@@ -223,6 +263,8 @@ async def main() -> None:
             flush=True,
         )
         token = await onboard(url)
+        removed = await remove_onboarding_entries(url, token)
+        print(f"ha_env: removed onboarding's entries: {removed}", flush=True)
         state = {
             "url": url,
             "username": USERNAME,

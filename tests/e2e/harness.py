@@ -64,7 +64,6 @@ MARKUP = (
     "<parameter=",
     "<think>",
     '"arguments"',
-    '"name":',
     "```json",
 )
 # HA puts the time of day (to the second) in the system prompt; a fixed one

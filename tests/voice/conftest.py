@@ -5,6 +5,8 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator
 
+from aiohttp import web
+from aiohttp.test_utils import TestClient
 from homeassistant.components.assist_pipeline.const import DOMAIN as PIPELINE_DOMAIN
 from homeassistant.components.assist_pipeline.models import Pipeline
 from homeassistant.components.assist_pipeline.pipeline import KEY_ASSIST_PIPELINE
@@ -15,6 +17,7 @@ from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import entity_registry as er
 from homeassistant.setup import async_setup_component
 import pytest
+from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
 from .wyoming_servers import (
     VOICE,
@@ -24,6 +27,8 @@ from .wyoming_servers import (
     WyomingTTS,
     espeak_available,
 )
+
+type HttpClient = TestClient[web.Request, web.Application]
 
 AGENT_ID = "conversation.http_tools_agent"
 COMMAND = "What's the weather in Rome?"
@@ -42,6 +47,13 @@ def _require_espeak() -> None:
 def hass_config_dir(hass_tmp_config_dir: str) -> str:
     """A temporary config dir: the TTS file cache writes there."""
     return hass_tmp_config_dir
+
+
+@pytest.fixture
+async def http(hass: HomeAssistant, hass_client: ClientSessionGenerator) -> HttpClient:
+    """An authenticated client of HA's HTTP API (on loopback)."""
+    client: HttpClient = await hass_client()
+    return client
 
 
 @pytest.fixture
@@ -121,6 +133,7 @@ async def voice_pipeline(
 ) -> AsyncGenerator[Pipeline]:
     """An Assist pipeline: Wyoming STT -> our agent -> Wyoming TTS."""
     assert await async_setup_component(hass, PIPELINE_DOMAIN, {})
+    assert await async_setup_component(hass, "media_source", {})
     stt_entry = await add_wyoming_service(hass, wyoming_stt.port)
     tts_entry = await add_wyoming_service(hass, wyoming_tts.port)
     store = hass.data[KEY_ASSIST_PIPELINE].pipeline_store

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Awaitable, Callable, Sequence
+import contextlib
 from dataclasses import dataclass, field
 from functools import partial
 import re
@@ -57,14 +58,16 @@ from wyoming.tts import (
     SynthesizeStopped,
 )
 
-from ..servers import FakeLLMServer, Reply, text_stream
+from tests.servers import FakeLLMServer, Reply, text_stream
 
 ESPEAK = "espeak-ng"
 VOICE = "en-us"
 # What Home Assistant's Assist pipeline sends to a Wyoming STT.
 STT_RATE, STT_WIDTH, STT_CHANNELS = 16000, 2, 1
 SAMPLES_PER_CHUNK = 1024
-ATTRIBUTION = Attribution(name="eSpeak NG", url="https://github.com/espeak-ng/espeak-ng")
+ATTRIBUTION = Attribution(
+    name="eSpeak NG", url="https://github.com/espeak-ng/espeak-ng"
+)
 # A sentence ends at . ! or ? followed by white space.
 SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
 
@@ -103,9 +106,7 @@ class Timeline:
     def index(self, source: str, kind: str, *, last: bool = False) -> int:
         """Position of the first (or last) mark of this source and kind."""
         found = [
-            i
-            for i, m in enumerate(self.marks)
-            if m.source == source and m.kind == kind
+            i for i, m in enumerate(self.marks) if m.source == source and m.kind == kind
         ]
         if not found:
             raise LookupError(f"no {source} {kind} mark in {self.marks}")
@@ -155,7 +156,10 @@ def parse_wav(wav: bytes) -> Pcm:
     pos = 12
     fmt: tuple[int, int, int] | None = None
     while pos + 8 <= len(wav):
-        chunk_id, size = wav[pos : pos + 4], struct.unpack("<I", wav[pos + 4 : pos + 8])[0]
+        chunk_id, size = (
+            wav[pos : pos + 4],
+            struct.unpack("<I", wav[pos + 4 : pos + 8])[0],
+        )
         body = pos + 8
         if chunk_id == b"fmt ":
             tag, channels, rate = struct.unpack("<HHI", wav[body : body + 8])
@@ -177,8 +181,12 @@ def to_stt_format(pcm: Pcm) -> bytes:
 
     Uses the `wyoming` library's converter, as Wyoming servers do.
     """
-    converter = AudioChunkConverter(rate=STT_RATE, width=STT_WIDTH, channels=STT_CHANNELS)
-    chunk = AudioChunk(rate=pcm.rate, width=pcm.width, channels=pcm.channels, audio=pcm.audio)
+    converter = AudioChunkConverter(
+        rate=STT_RATE, width=STT_WIDTH, channels=STT_CHANNELS
+    )
+    chunk = AudioChunk(
+        rate=pcm.rate, width=pcm.width, channels=pcm.channels, audio=pcm.audio
+    )
     return converter.convert(chunk).audio
 
 
@@ -512,7 +520,8 @@ class PacedLLMServer(FakeLLMServer):
             status=reply.status, headers={"Content-Type": reply.content_type}
         )
         await response.prepare(request)
-        for index, part in enumerate(re.findall(rb".*?\n\n", reply.body, re.S)):
+        events = re.findall(rb".*?\n\n", reply.body, re.S)
+        for index, part in enumerate(events):
             if index == reply.hold_before and reply.hold_until is not None:
                 self.timeline.add("llm", "hold")
                 try:
@@ -523,8 +532,10 @@ class PacedLLMServer(FakeLLMServer):
                     self.timeline.add("llm", "release")
             await response.write(part)
             self.timeline.add("llm", "sent", part.decode())
-            if reply.chunk_delay:
+            if reply.chunk_delay and index < len(events) - 1:
                 await asyncio.sleep(reply.chunk_delay)
-        await response.write_eof()
         self.timeline.add("llm", "done")
+        # The client may hang up as soon as it has read `[DONE]`.
+        with contextlib.suppress(ConnectionResetError):
+            await response.write_eof()
         return response

@@ -1,0 +1,292 @@
+// Drives Debian's Chromium (headless, Playwright core) through the Home
+// Assistant UI, as a user would: log in, add the integration, add a second
+// conversation agent, paste tools into the options flow (an invalid one
+// first), open the Assist dialog, ask for the weather and see the answer.
+//
+//   node tests/browser/drive.mjs STATE.json ARTIFACT_DIR
+//
+// STATE.json is written by tests/browser/ha_env.py (Home Assistant URL, user,
+// scripted LLM and tool server URLs). Screenshots go to ARTIFACT_DIR/NN-step.png.
+// Environment: HTA_BROWSER_DIR (where playwright-core is installed, default
+// <repo>/.browser), HTA_CHROMIUM (default /usr/bin/chromium).
+// Exits non-zero on the first failed step (with a screenshot of it).
+
+import assert from 'node:assert/strict';
+import fs from 'node:fs';
+import { createRequire } from 'node:module';
+import os from 'node:os';
+import path from 'node:path';
+import { fileURLToPath } from 'node:url';
+
+const ROOT = path.resolve(path.dirname(fileURLToPath(import.meta.url)), '..', '..');
+const browserDir = process.env.HTA_BROWSER_DIR || path.join(ROOT, '.browser');
+const { chromium } = createRequire(path.join(browserDir, 'package.json'))('playwright-core');
+
+const [statePath, artifacts] = process.argv.slice(2);
+if (!statePath || !artifacts) {
+  console.error('usage: node drive.mjs STATE.json ARTIFACT_DIR');
+  process.exit(2);
+}
+const state = JSON.parse(fs.readFileSync(statePath, 'utf8'));
+fs.mkdirSync(artifacts, { recursive: true });
+
+const QUESTION = "What's the weather in Rome?";
+const TOOL_RESULT = 'Rome: ☀️ +14°C';
+const ANSWER = `Right now in ${TOOL_RESULT}. Enjoy Rome!`;
+// Long waits: Home Assistant's UI is slow on 2 cores.
+const UI_TIMEOUT = 30_000;
+
+const weatherTool = {
+  name: 'get_weather',
+  description:
+    'Current weather and temperature for a city. Call this whenever the user asks about the weather.',
+  parameters: {
+    type: 'object',
+    properties: { city: { type: 'string', description: "City name, e.g. 'Paris'" } },
+    required: ['city'],
+  },
+  url: `${state.tools_url}/weather/{city}`,
+  method: 'GET',
+};
+// A typo users make: `metod`. The form must say which tool and which field.
+const INVALID_TOOLS = JSON.stringify([{ ...weatherTool, method: undefined, metod: 'GET' }], null, 2);
+const VALID_TOOLS = JSON.stringify([weatherTool], null, 2);
+
+const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hta-chromium-'));
+const context = await chromium.launchPersistentContext(userDataDir, {
+  executablePath: process.env.HTA_CHROMIUM || '/usr/bin/chromium',
+  headless: true,
+  args: [
+    '--no-sandbox',
+    '--disable-gpu',
+    '--disable-background-networking',
+    '--disable-component-update',
+    '--disable-sync',
+    '--no-first-run',
+  ],
+  viewport: { width: 1280, height: 800 },
+  locale: 'en-US',
+  timezoneId: 'UTC',
+});
+context.setDefaultTimeout(UI_TIMEOUT);
+const page = context.pages()[0] ?? (await context.newPage());
+const consoleErrors = [];
+const notFound = new Set();
+page.on('response', (resp) => {
+  // Brand icons come from a CDN through /api/brands: none offline.
+  if (resp.status() >= 400 && !resp.url().includes('/api/brands/')) notFound.add(`${resp.status()} ${resp.url()}`);
+});
+page.on('console', (msg) => {
+  if (msg.type() === 'error') consoleErrors.push(`${msg.text()} ${msg.location().url || ''}`);
+});
+
+let shotNo = 0;
+const started = Date.now();
+const seconds = (ms) => (ms / 1000).toFixed(1);
+
+async function shot(name) {
+  shotNo += 1;
+  const file = path.join(artifacts, `${String(shotNo).padStart(2, '0')}-${name}.png`);
+  await page.screenshot({ path: file });
+  console.log(`drive:   screenshot ${path.relative(process.cwd(), file)}`);
+  return file;
+}
+
+async function step(name, fn) {
+  const t0 = Date.now();
+  console.log(`drive: [${seconds(t0 - started)} s] ${name}`);
+  try {
+    const result = await fn();
+    console.log(`drive:   ok in ${seconds(Date.now() - t0)} s`);
+    return result;
+  } catch (err) {
+    console.error(`drive: FAILED: ${name}\n${err.stack || err}`);
+    await shot('FAILED').catch(() => {});
+    throw err;
+  }
+}
+
+/** Call Home Assistant's websocket API through the frontend's own connection. */
+async function callWS(message) {
+  return page.evaluate((msg) => document.querySelector('home-assistant').hass.callWS(msg), message);
+}
+
+async function control() {
+  const resp = await fetch(`${state.control_url}/requests`);
+  return resp.json();
+}
+
+/** The dialog a flow (config, options, subentry) shows. */
+const flowDialog = () => page.locator('dialog-data-entry-flow');
+
+async function ourAgents() {
+  const entities = await callWS({ type: 'config/entity_registry/list' });
+  return entities.filter(
+    (e) => e.platform === 'http_tools_agent' && e.entity_id.startsWith('conversation.'),
+  );
+}
+
+let exitCode = 0;
+try {
+  await step('log in (the onboarded user)', async () => {
+    await page.goto(state.url);
+    await page.getByRole('textbox', { name: 'Username' }).fill(state.username);
+    await page.getByRole('textbox', { name: 'Password' }).fill(state.password);
+    await shot('login');
+    await page.getByRole('button', { name: 'Log in' }).click();
+    await page.waitForURL(/\/(home|lovelace)/, { timeout: 60_000 });
+  });
+
+  await step('confirm the HTTP server settings (new config dir: HA asks once)', async () => {
+    // Home Assistant 2026.10 migrates the YAML `http:` block (port 8124 here)
+    // to a trial config and reverts it (restarting) unless confirmed in 5 min.
+    const dialog = page.getByRole('alertdialog').or(page.getByRole('dialog'));
+    const confirm = page.getByRole('button', { name: 'Confirm' });
+    try {
+      await confirm.waitFor({ timeout: 15_000 });
+    } catch {
+      console.log('drive:   no confirmation asked');
+      return;
+    }
+    await shot('http-config-confirm');
+    await confirm.click();
+    await dialog.first().waitFor({ state: 'hidden' }).catch(() => {});
+  });
+
+  await step('add the integration: Settings > Devices & services > Add integration', async () => {
+    await page.goto(`${state.url}/config/integrations/dashboard`);
+    await page.getByRole('button', { name: 'Add integration' }).click();
+    await page.getByText('Select brand').waitFor();
+    await page.keyboard.type('HTTP Tools'); // the search field has the focus
+    await page.getByText('HTTP Tools Agent', { exact: true }).click();
+    const url = flowDialog().getByRole('textbox', { name: 'Server URL' });
+    await url.fill(state.llm_url);
+    await shot('add-integration-server-url');
+    await flowDialog().getByRole('button', { name: 'Submit' }).click();
+    // Success: the flow shows the created entry's device ("Name and assign").
+    await flowDialog().getByText(/Name and assign|Created configuration|Success/).first().waitFor();
+    await shot('integration-added');
+    await flowDialog().getByRole('button', { name: /finish/i }).first().click();
+    await flowDialog().waitFor({ state: 'hidden' });
+  });
+
+  await step('the entry came with a conversation agent', async () => {
+    await page.goto(`${state.url}/config/integrations/integration/http_tools_agent`);
+    await page.getByText(/Conversation agent/).first().waitFor();
+    const agents = await ourAgents();
+    assert.equal(agents.length, 1, `one agent expected, got ${JSON.stringify(agents)}`);
+    await shot('entry-with-agent');
+  });
+
+  await step('add a second agent: Add conversation agent', async () => {
+    await page.getByRole('button', { name: 'Add conversation agent' }).first().click();
+    await flowDialog().getByText('Conversation agent').first().waitFor();
+    await shot('add-conversation-agent');
+    await flowDialog().getByRole('button', { name: 'Submit' }).click();
+    await flowDialog().getByText(/Created configuration|Success/i).first().waitFor();
+    await flowDialog().getByRole('button', { name: /finish|close/i }).first().click();
+    await flowDialog().waitFor({ state: 'hidden' });
+    let agents = [];
+    for (let i = 0; i < 30 && agents.length < 2; i += 1) {
+      agents = await ourAgents();
+      if (agents.length < 2) await page.waitForTimeout(1000);
+    }
+    assert.equal(agents.length, 2, `two agents expected, got ${agents.map((a) => a.entity_id)}`);
+    await page.reload();
+    await page.getByText(/Conversation agent/).first().waitFor();
+    await shot('two-agents');
+  });
+
+  await step('Configure: invalid tools first, the error names tool and field', async () => {
+    await page.getByRole('button', { name: 'Configure' }).first().click();
+    await flowDialog().getByText('Edit the tools and settings').click();
+    const editor = flowDialog().getByRole('textbox', { name: 'Tools (JSON)' });
+    await editor.fill(INVALID_TOOLS);
+    await flowDialog().getByRole('button', { name: 'Submit' }).click();
+    const error = flowDialog().getByText(/Invalid tools:/);
+    await error.waitFor();
+    const text = await error.innerText();
+    console.log(`drive:   error shown: ${text}`);
+    assert.match(text, /get_weather/, 'the error names the tool');
+    assert.match(text, /metod/, 'the error names the field');
+    await error.scrollIntoViewIfNeeded();
+    await shot('options-invalid-tools');
+  });
+
+  await step('Configure: a valid tools array saves', async () => {
+    const editor = flowDialog().getByRole('textbox', { name: 'Tools (JSON)' });
+    await editor.fill(VALID_TOOLS);
+    await editor.scrollIntoViewIfNeeded();
+    await shot('options-valid-tools');
+    await flowDialog().getByRole('button', { name: 'Submit' }).click();
+    await flowDialog().getByText(/Options successfully saved|Success/i).first().waitFor();
+    await shot('options-saved');
+    await flowDialog().getByRole('button', { name: /finish|close/i }).first().click();
+    await flowDialog().waitFor({ state: 'hidden' });
+  });
+
+  let agentId;
+  await step('a preferred Assist pipeline with our agent (websocket API)', async () => {
+    const agents = await ourAgents();
+    agentId = agents.map((a) => a.entity_id).sort()[0];
+    const pipeline = await callWS({
+      type: 'assist_pipeline/pipeline/create',
+      name: 'HTTP Tools Agent',
+      language: 'en',
+      conversation_engine: agentId,
+      conversation_language: 'en',
+      stt_engine: null,
+      stt_language: null,
+      tts_engine: null,
+      tts_language: null,
+      tts_voice: null,
+      wake_word_entity: null,
+      wake_word_id: null,
+    });
+    await callWS({ type: 'assist_pipeline/pipeline/set_preferred', pipeline_id: pipeline.id });
+    console.log(`drive:   pipeline ${pipeline.id} with ${agentId}, preferred`);
+  });
+
+  await step(`Assist dialog: ask "${QUESTION}" and see the answer`, async () => {
+    await page.goto(`${state.url}/home`);
+    await page.getByRole('button', { name: 'Assist' }).first().click();
+    const input = page.getByRole('textbox', { name: /Enter a request/i });
+    await input.fill(QUESTION);
+    await input.press('Enter');
+    const answer = page.getByText(ANSWER);
+    await answer.waitFor({ timeout: 60_000 });
+    await shot('assist-answer');
+    const dialogText = await page.locator('ha-voice-command-dialog').innerText();
+    assert.ok(!dialogText.includes('"name"'), 'no call markup reaches the chat');
+  });
+
+  await step('the tool server and the LLM saw the turn', async () => {
+    const seen = await control();
+    const weather = seen.tools.filter((r) => r.method === 'GET' && r.path === '/weather/Rome');
+    assert.equal(weather.length, 1, `GET /weather/Rome expected: ${JSON.stringify(seen.tools)}`);
+    const llm = seen.llm;
+    assert.ok(llm.length >= 2, `two chat completions expected, got ${llm.length}`);
+    const last = llm.at(-1).messages.at(-1);
+    assert.equal(last.role, 'tool');
+    assert.ok(String(last.content).includes(TOOL_RESULT), `tool result: ${last.content}`);
+    const offered = (llm[0].tools || []).map((t) => t.function.name);
+    assert.deepEqual(offered, ['get_weather']);
+    console.log(`drive:   tool server: ${weather.length} request; LLM: ${llm.length} requests`);
+  });
+} catch {
+  exitCode = 1;
+} finally {
+  if (notFound.size) {
+    console.log(`drive: HTTP errors the page met (${notFound.size}):`);
+    for (const e of [...notFound].slice(0, 20)) console.log(`drive:   ${e}`);
+  }
+  const otherErrors = consoleErrors.filter((e) => !e.startsWith('Failed to load resource'));
+  if (otherErrors.length) {
+    console.log(`drive: browser console errors (${otherErrors.length}):`);
+    for (const e of otherErrors.slice(0, 20)) console.log(`drive:   ${e}`);
+  }
+  await context.close();
+  fs.rmSync(userDataDir, { recursive: true, force: true });
+}
+console.log(`drive: ${exitCode ? 'FAILED' : 'passed'} in ${seconds(Date.now() - started)} s`);
+process.exit(exitCode);

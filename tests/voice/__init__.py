@@ -1,0 +1,1 @@
+"""Voice end to end: Wyoming STT/TTS, the Assist pipeline and the agent."""
