@@ -196,12 +196,18 @@ class HttpToolsOptionsFlow(OptionsFlow):
 
     def _placeholders(self) -> dict[str, str]:
         """What the description shows: the tools active right now."""
-        placeholders = {"active_tools": "-", "source": "-", "tools_error": ""}
+        placeholders = {
+            "active_tools": "—",
+            "count": "0",
+            "source": "none",
+            "tools_error": "",
+        }
         placeholders["file_error"] = ""
         entry = self.config_entry
         if entry.state is ConfigEntryState.LOADED:
             active = entry.runtime_data.store.active
             placeholders["source"] = active.source
+            placeholders["count"] = str(len(active.tools))
             if active.tools:
                 placeholders["active_tools"] = ", ".join(t.name for t in active.tools)
         return placeholders

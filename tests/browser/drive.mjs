@@ -101,7 +101,10 @@ async function step(name, fn) {
     return result;
   } catch (err) {
     console.error(`drive: FAILED: ${name}\n${err.stack || err}`);
-    await shot('FAILED').catch(() => {});
+    const file = await shot('FAILED').catch(() => null);
+    // What the page offered (roles and names), to fix a locator.
+    const aria = await page.locator('body').ariaSnapshot().catch(() => '');
+    if (file) fs.writeFileSync(file.replace(/\.png$/, '.aria.txt'), aria);
     throw err;
   }
 }
@@ -180,7 +183,9 @@ try {
 
   await step('add a second agent: Add conversation agent', async () => {
     await page.getByRole('button', { name: 'Add conversation agent' }).first().click();
-    await flowDialog().getByText('Conversation agent').first().waitFor();
+    // The form renders after the flow fetched the server's models.
+    await flowDialog().getByText('Instructions').first().waitFor();
+    await page.waitForTimeout(500);
     await shot('add-conversation-agent');
     await flowDialog().getByRole('button', { name: 'Submit' }).click();
     await flowDialog().getByText(/Created configuration|Success/i).first().waitFor();
@@ -225,6 +230,17 @@ try {
     await flowDialog().waitFor({ state: 'hidden' });
   });
 
+  await step('Configure again: the saved tools are active', async () => {
+    await page.getByRole('button', { name: 'Configure' }).first().click();
+    await flowDialog().getByText('Edit the tools and settings').click();
+    await flowDialog().getByText(/Active tools now \(1, source options\): get_weather/).waitFor();
+    const editor = flowDialog().getByRole('textbox', { name: 'Tools (JSON)' });
+    assert.equal(JSON.parse(await editor.inputValue())[0].name, 'get_weather');
+    await shot('options-active-tools');
+    await flowDialog().getByRole('button', { name: 'Close' }).first().click();
+    await flowDialog().waitFor({ state: 'hidden' });
+  });
+
   let agentId;
   await step('a preferred Assist pipeline with our agent (websocket API)', async () => {
     const agents = await ourAgents();
@@ -249,14 +265,21 @@ try {
 
   await step(`Assist dialog: ask "${QUESTION}" and see the answer`, async () => {
     await page.goto(`${state.url}/home`);
-    await page.getByRole('button', { name: 'Assist' }).first().click();
-    const input = page.getByRole('textbox', { name: /Enter a request/i });
+    await page.getByRole('button', { name: /^Assist\b/ }).click();
+    const dialog = page.locator('ha-voice-command-dialog');
+    const input = dialog.getByRole('textbox').first();
     await input.fill(QUESTION);
     await input.press('Enter');
     const answer = page.getByText(ANSWER);
     await answer.waitFor({ timeout: 60_000 });
     await shot('assist-answer');
-    const dialogText = await page.locator('ha-voice-command-dialog').innerText();
+    // The answer's details show the tool call and its result.
+    await dialog.getByText('Show details').last().click();
+    await dialog.getByText(/get_weather/).first().waitFor();
+    await page.waitForTimeout(500);
+    await answer.scrollIntoViewIfNeeded();
+    await shot('assist-answer-details');
+    const dialogText = await dialog.innerText();
     assert.ok(!dialogText.includes('"name"'), 'no call markup reaches the chat');
   });
 
@@ -272,6 +295,10 @@ try {
     const offered = (llm[0].tools || []).map((t) => t.function.name);
     assert.deepEqual(offered, ['get_weather']);
     console.log(`drive:   tool server: ${weather.length} request; LLM: ${llm.length} requests`);
+    const { issues } = await callWS({ type: 'repairs/list_issues' });
+    const ours = issues.filter((i) => i.domain === 'http_tools_agent');
+    console.log(`drive:   repairs: ${issues.map((i) => `${i.domain}/${i.issue_id}`).join(', ') || 'none'}`);
+    assert.deepEqual(ours, [], 'no repair issue of ours');
   });
 } catch {
   exitCode = 1;

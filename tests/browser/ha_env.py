@@ -29,7 +29,6 @@ import os
 from pathlib import Path
 import re
 import signal
-import subprocess
 import sys
 import time
 from typing import Any
@@ -99,14 +98,13 @@ def hass_command(config_dir: Path) -> list[str]:
     ]
 
 
-async def wait_for_http(url: str, proc: subprocess.Popen[bytes], log: Path) -> None:
+async def wait_for_http(url: str, proc: asyncio.subprocess.Process) -> None:
     """Wait until Home Assistant answers (first start installs the frontend)."""
     deadline = time.monotonic() + 600
     async with aiohttp.ClientSession() as session:
         while time.monotonic() < deadline:
-            if proc.poll() is not None:
-                tail = log.read_text(encoding="utf-8", errors="replace")[-4000:]
-                raise SystemExit(f"ha_env: Home Assistant exited:\n{tail}")
+            if proc.returncode is not None:
+                raise SystemExit("ha_env: Home Assistant exited (see hass.log)")
             with contextlib.suppress(aiohttp.ClientError, TimeoutError):
                 async with session.get(
                     f"{url}/api/onboarding", timeout=aiohttp.ClientTimeout(total=5)
@@ -248,15 +246,15 @@ async def main() -> None:
     url = f"http://127.0.0.1:{args.port}"
     started = time.monotonic()
     with log.open("wb") as log_file:
-        proc = subprocess.Popen(  # noqa: S603
-            hass_command(config_dir),
+        proc = await asyncio.create_subprocess_exec(
+            *hass_command(config_dir),
             stdout=log_file,
-            stderr=subprocess.STDOUT,
+            stderr=asyncio.subprocess.STDOUT,
             env=env,
             cwd=ROOT,
         )
     try:
-        await wait_for_http(url, proc, log)
+        await wait_for_http(url, proc)
         print(
             f"ha_env: Home Assistant answers on {url} "
             f"after {time.monotonic() - started:.0f} s",
@@ -280,19 +278,20 @@ async def main() -> None:
         tmp.write_text(json.dumps(state, indent=2), encoding="utf-8")
         tmp.replace(args.state)
         print(f"ha_env: onboarded; state in {args.state}", flush=True)
-        while not stop.is_set() and proc.poll() is None:
-            with contextlib.suppress(TimeoutError):
-                await asyncio.wait_for(stop.wait(), 1)
-        if proc.poll() is not None:
+        stopped = asyncio.create_task(stop.wait())
+        exited = asyncio.create_task(proc.wait())
+        await asyncio.wait({stopped, exited}, return_when=asyncio.FIRST_COMPLETED)
+        stopped.cancel()
+        if proc.returncode is not None:
             raise SystemExit(f"ha_env: Home Assistant exited ({proc.returncode})")
     finally:
-        if proc.poll() is None:
+        if proc.returncode is None:
             proc.terminate()
             try:
-                await asyncio.to_thread(proc.wait, 60)
-            except subprocess.TimeoutExpired:
+                await asyncio.wait_for(proc.wait(), 60)
+            except TimeoutError:
                 proc.kill()
-                await asyncio.to_thread(proc.wait)
+                await proc.wait()
         await runner.cleanup()
         await llm.stop()
         await tools.stop()
