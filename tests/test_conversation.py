@@ -17,6 +17,7 @@ from custom_components.http_tools_agent.const import (
     CONF_TOOLS,
     CONF_TOOLS_ENABLED,
 )
+from custom_components.http_tools_agent.entity import CLOSING_NUDGE
 
 from .markup import assert_no_markup
 from .servers import (
@@ -143,6 +144,12 @@ async def test_echoed_result_is_not_the_answer(
     result = await converse(hass, "What's the weather in Rome?")
 
     assert speech(result) == "It is sunny in Rome, 14 degrees."
+    # The closing request says plainly that it is time to answer; the nudge
+    # is not part of the conversation's history.
+    closing = llm_server.requests[2]["messages"]
+    assert closing[-1] == {"role": "system", "content": CLOSING_NUDGE}
+    assert closing[-2]["role"] == "tool"
+    assert all(c.get("content") != CLOSING_NUDGE for c in chat_contents)
     # What the chat shows: neither the call nor the echoed result.
     shown = "".join(c.get("content") or "" for c in chat_contents)
     assert_no_markup(shown)

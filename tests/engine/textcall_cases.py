@@ -1197,11 +1197,37 @@ CASES: list[Case] = [
         "",
     ),
     (
-        "ordinary_json_name_not_a_tool",
+        # Exactly name + arguments: a call attempt with an invented name (the
+        # agent answers `Error: unknown tool 'Bob'`), never spoken.
+        "call_shaped_json_unknown_name",
         '{"name": "Bob", "arguments": {"age": 3}}',
-        [],
-        '{"name": "Bob", "arguments": {"age": 3}}',
+        [("Bob", {"age": 3})],
+        "",
         0,
+        "",
+    ),
+    (
+        "ordinary_json_name_not_a_tool",
+        '{"name": "Bob", "age": 3}',
+        [],
+        '{"name": "Bob", "age": 3}',
+        0,
+        "",
+    ),
+    (
+        "cut_off_call_missing_only_closers",
+        '{"name": "get_weather", "arguments": {"city": "Rome", "days": 2}',
+        [("get_weather", {"city": "Rome", "days": 2})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "cut_off_call_inside_a_value_is_a_problem",
+        '{"name": "get_weather", "arguments": {"city": "Ro',
+        [],
+        "",
+        1,
         "",
     ),
     (

@@ -67,6 +67,10 @@ class ToolSet:
                     self._suffix.setdefault(tail, []).append(name)
                 start = name.find("__", start + 1)
 
+    def __bool__(self) -> bool:
+        """Whether any tool is offered."""
+        return bool(self._exact)
+
     def resolve(self, written: str) -> str | None:
         """Offered name for ``written``, or None.
 
@@ -117,6 +121,51 @@ def problem(reason: str, markup: str) -> str:
 # --- JSON calls -------------------------------------------------------------
 
 
+def _call_shaped(obj: dict[str, Any]) -> bool:
+    """Exactly `name` + `arguments` (or `parameters`) holding an object.
+
+    Bare JSON of this shape is a call attempt even when its name is no tool
+    (small models invent names: `remove_item` for `delete_item`): it is not
+    spoken, and the model is told the tool is unknown, so it can retry.
+    """
+    keys = set(obj)
+    if keys not in ({"name", "arguments"}, {"name", "parameters"}):
+        return False
+    args = obj.get("arguments", obj.get("parameters"))
+    return isinstance(args, dict) or (
+        isinstance(args, str) and args.strip().startswith("{")
+    )
+
+
+def close_truncated_json(raw: str) -> str | None:
+    """`raw` with the closing brackets a cut-off reply left out, or None.
+
+    Only when nothing but closers is missing: the text must not end inside a
+    string or after a partial value, so no argument is ever guessed.
+    """
+    stack: list[str] = []
+    in_str = esc = False
+    for c in raw:
+        if in_str:
+            if esc:
+                esc = False
+            elif c == "\\":
+                esc = True
+            elif c == '"':
+                in_str = False
+        elif c == '"':
+            in_str = True
+        elif c in "{[":
+            stack.append("}" if c == "{" else "]")
+        elif c in "}]":
+            if not stack or stack.pop() != c:
+                return None
+    body = raw.rstrip()
+    if in_str or not stack or not body or body[-1] not in '}]"':
+        return None
+    return body + "".join(reversed(stack))
+
+
 def json_call(obj: Any, tools: ToolSet, *, tagged: bool) -> RawCall | str | None:
     """A call from one decoded JSON value.
 
@@ -135,7 +184,7 @@ def json_call(obj: Any, tools: ToolSet, *, tagged: bool) -> RawCall | str | None
         return shape if tagged else None
     name = name.strip()
     resolved = tools.resolve(name)
-    if resolved is None and not tagged:
+    if resolved is None and not tagged and not (tools and _call_shaped(obj)):
         return None
     if "arguments" in obj:
         args = obj["arguments"]

@@ -36,7 +36,11 @@ Rules chosen:
   level keys are call keys (``name``, ``arguments``, ``parameters``,
   ``function``, ``type``, ``id``) and whose ``name`` resolves to an offered
   tool. Anything else is text, released as soon as it cannot be a call (first
-  key not a call key, name not a tool, ...) or when it completes.
+  key not a call key, ...) or when it completes. One exception to "name must
+  resolve": an object of exactly ``name`` + ``arguments`` (or
+  ``parameters``) holding an object is a call attempt whatever the name (an
+  invented tool name): it is held to its end and the caller answers
+  ``Error: unknown tool``; with any other shape an unknown name is text.
   Mid-sentence JSON is always text.
 - Echoes: once the reply has made a call, a line-start JSON object whose
   first key is not a call key is an echo of a tool result (seen with
@@ -54,6 +58,9 @@ Rules chosen:
   ``Error: could not parse tool call: <reason>: <markup>``. So is bare JSON
   that was committed to a call (its top-level ``name`` resolved) but does not
   decode, or that the stream cut off.
+- A committed bare JSON call that the end of the reply cut off is repaired
+  only when nothing but closing brackets is missing (it does not end inside
+  a string or a partial value); otherwise it is a problem.
 - End of stream: an unclosed ``<tool_call>``/``<function=`` is closed; its
   complete calls count and text after them is spoken. A trailing fragment of
   a tag (``<tool_c``) is dropped when it has 4 characters or more, else text.
@@ -82,6 +89,7 @@ from .textcall_formats import (
     FENCE_LANGS,
     BlockResult,
     ToolSet,
+    close_truncated_json,
     parse_bare_json,
     parse_function,
     parse_orphan_parameter,
@@ -618,7 +626,9 @@ class TextCallFilter:
             return False
         if self._j_key == "name" and not self._j_committed:
             if self._tools.resolve(value) is None:
-                return False
+                # Held to the end: exactly {"name", "arguments"} is still a
+                # call attempt (an invented name), anything else is text.
+                return bool(self._tools) and isinstance(value, str)
             self._j_committed = True
         return True
 
@@ -774,8 +784,18 @@ class TextCallFilter:
                 # An echo cut off by the end of the reply: still no speech.
                 self._think_out.extend((self._j_prefix, raw))
             elif self._j_committed:
-                reason = "the reply ended before the JSON call was complete"
-                self._problems.append(problem(reason, raw))
+                repaired = close_truncated_json(raw)
+                result = (
+                    parse_bare_json(repaired, self._tools, committed=True)
+                    if repaired is not None
+                    else None
+                )
+                if result is not None and result.calls and not result.problems:
+                    # Only the closing brackets were cut off.
+                    self._add(result)
+                else:
+                    reason = "the reply ended before the JSON call was complete"
+                    self._problems.append(problem(reason, raw))
             else:
                 self._run([(self._j_prefix, True), (raw, True)])
 
