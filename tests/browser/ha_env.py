@@ -27,8 +27,8 @@ import contextlib
 import json
 import os
 from pathlib import Path
-import re
 import signal
+import subprocess
 import sys
 import time
 from typing import Any
@@ -80,10 +80,11 @@ def write_config(config_dir: Path, port: int) -> None:
     """Copy config/configuration.yaml (the scripts/develop config), new port."""
     config_dir.mkdir(parents=True, exist_ok=True)
     text = (ROOT / "config" / "configuration.yaml").read_text(encoding="utf-8")
-    text, count = re.subn(r"server_port: \d+", f"server_port: {port}", text)
-    if count != 1:
-        raise SystemExit("ha_env: config/configuration.yaml has no server_port")
     (config_dir / "configuration.yaml").write_text(text, encoding="utf-8")
+    # Listen on 127.0.0.1:port, as scripts/develop sets it up.
+    seed = ROOT / "scripts" / "http_config.py"
+    command = [sys.executable, str(seed), str(config_dir), str(port)]
+    subprocess.run(command, check=True)  # noqa: S603 - our own script
 
 
 def hass_command(config_dir: Path) -> list[str]:

@@ -158,7 +158,8 @@ def close_truncated_json(raw: str) -> str | None:
         elif c in "{[":
             stack.append("}" if c == "{" else "]")
         elif c in "}]":
-            if not stack or stack.pop() != c:
+            expected = stack.pop() if stack else None
+            if expected != c:
                 return None
     body = raw.rstrip()
     if in_str or not stack or not body or body[-1] not in '}]"':
