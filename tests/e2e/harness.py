@@ -41,6 +41,7 @@ from custom_components.http_tools_agent.const import (
     SUBENTRY_CONVERSATION,
 )
 from custom_components.http_tools_agent.llm_api import api_id_for
+from tests.markup import MARKUP
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL_VENV = Path(os.environ.get("HTA_MODEL_VENV", ROOT / ".venv-model"))
@@ -57,15 +58,8 @@ INSTALL_HINT = (
     "(e.g. `scripts/model_server --detach` prints http://127.0.0.1:8080/v1)."
 )
 # Call markup and its leftovers never reach the user.
-MARKUP = (
-    "<tool_call",
-    "</tool_call>",
-    "<function=",
-    "<parameter=",
-    "<think>",
-    '"arguments"',
-    "```json",
-)
+# Call markup, plus what a bare JSON call or its fence leaves in text.
+SPOKEN_MARKUP = (*MARKUP, '"arguments"', "```json")
 # HA puts the time of day (to the second) in the system prompt; a fixed one
 # makes a turn's prompt, hence a temperature-0 answer, reproducible.
 FIXED_DATE_TIME_PROMPT = "Current time is 12:00:00. Today's date is 2026-11-30.\n"
@@ -292,4 +286,4 @@ def speech(result: conversation.ConversationResult) -> str:
 
 def markup_in(text: str) -> list[str]:
     """The call markup found in a spoken answer."""
-    return [m for m in MARKUP if m in text]
+    return [m for m in SPOKEN_MARKUP if m in text]
