@@ -159,6 +159,29 @@ async def test_echoed_result_is_not_the_answer(
 
 
 @pytest.mark.usefixtures("setup_integration")
+async def test_json_restating_the_result_is_not_spoken(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    chat_contents: list[dict[str, Any]],
+) -> None:
+    """A small model answers a tool result with the result's JSON: the agent
+    keeps that off the speaker and asks plainly for the answer."""
+    llm_server.add(
+        transcript("llama-cpp-python__weather_stream"),
+        text_stream('{"id": "4", ', '"name": "bread", "qty": 1}'),
+        text_stream("Bread is on your list."),
+    )
+
+    result = await converse(hass, "What's the weather in Rome?")
+
+    assert speech(result) == "Bread is on your list."
+    assert len(llm_server.requests) == 3
+    assert llm_server.requests[2]["messages"][-1]["content"] == CLOSING_NUDGE
+    assert all("{" not in (c.get("content") or "") for c in chat_contents)
+
+
+@pytest.mark.usefixtures("setup_integration")
 async def test_structured_parallel_calls(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
 ) -> None:

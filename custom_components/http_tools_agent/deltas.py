@@ -74,6 +74,8 @@ class RoundTransformer:
     tool_schemas: Mapping[str, Mapping[str, Any]]
     seen_calls: set[str]
     run_calls: bool = True
+    # The round answers tool results: JSON echoing them is not speech.
+    after_tool_results: bool = False
     text: str = ""
     thinking: str = ""
     calls: int = 0
@@ -88,16 +90,29 @@ class RoundTransformer:
 
     def __post_init__(self) -> None:
         """Start the text filter for this round."""
-        self._filter = TextCallFilter(self.tool_schemas)
+        self._filter = TextCallFilter(
+            self.tool_schemas, after_tool_results=self.after_tool_results
+        )
 
     @property
     def empty(self) -> bool:
-        """Return whether the round gave nothing to say and nothing to run."""
-        return not self.text.strip() and not self.calls and not self.repeats
+        """Return whether the round came back with nothing at all.
+
+        Thinking (or an echoed result) is something: the server did not
+        swallow the reply, so asking again without streaming would not help.
+        """
+        return (
+            not self.text.strip()
+            and not self.thinking.strip()
+            and not self.calls
+            and not self.repeats
+        )
 
     def restart_text(self) -> None:
         """Start a fresh text filter (before asking again without streaming)."""
-        self._filter = TextCallFilter(self.tool_schemas)
+        self._filter = TextCallFilter(
+            self.tool_schemas, after_tool_results=self.after_tool_results
+        )
 
     def chunk(self, chunk: Any) -> list[Delta]:
         """Handle one `ChatCompletionChunk`."""

@@ -118,7 +118,10 @@ class HttpToolsAgentEntity(Entity):
                 request["tools"] = tools
                 request["tool_choice"] = "none" if closing else tool_choice
             transformer = RoundTransformer(
-                schemas, seen_calls, run_calls=bool(tools) and not closing
+                schemas,
+                seen_calls,
+                run_calls=bool(tools) and not closing,
+                after_tool_results=bool(seen_calls),
             )
             sent = messages
             if closing and seen_calls:
@@ -136,9 +139,10 @@ class HttpToolsAgentEntity(Entity):
             if transformer.calls:
                 # Results (or errors) are in the log: the model reads them next.
                 continue
-            if transformer.repeats and not transformer.text.strip() and not closing:
-                # Only repeated calls: the results are in; ask for the answer.
-                LOGGER.debug("Repeated tool call; asking for the answer")
+            if seen_calls and not transformer.text.strip() and not closing:
+                # Tools ran, but this reply only repeated a call or echoed a
+                # result: the results are in, so ask plainly for the answer.
+                LOGGER.debug("No answer after the tool results; asking for it")
                 max_rounds = round_number + 1
                 continue
             break

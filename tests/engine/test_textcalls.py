@@ -358,3 +358,31 @@ def test_coerce_value(raw: str, schema: dict[str, Any] | None, value: Any) -> No
 def test_hostile_input_does_not_raise(reply: str) -> None:
     out = extract_text_calls(reply, CASE_TOOLS)
     assert_no_markup(out.text)
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '{"id": "4", "name": "bread", "qty": 1}',
+        '{"response": "Rome: sunny, 16°C"}',
+        '```json\n{"status": "ok"}\n```',
+    ],
+)
+def test_json_answering_tool_results_is_an_echo(reply: str) -> None:
+    """After tool results, a reply that only restates them as JSON is no speech."""
+    flt = TextCallFilter(TOOLS, after_tool_results=True)
+    out = flt.feed(reply)
+    out.extend(flt.finish())
+    assert (out.text, out.calls, out.problems) == ("", [], [])
+    assert "{" in out.thinking
+
+    # The same JSON as a first reply is an ordinary answer.
+    first = extract_text_calls(reply, TOOLS)
+    assert first.text == reply.strip()
+
+
+def test_prose_after_tool_results_is_spoken() -> None:
+    """Only JSON is held back after tool results: prose streams as usual."""
+    flt = TextCallFilter(TOOLS, after_tool_results=True)
+    assert flt.feed("Bread is on the list.").text == "Bread is on the list."
+    assert flt.feed(' {"x": 1}').text == ' {"x": 1}'  # mid-line JSON is text

@@ -42,8 +42,9 @@ Rules chosen:
   invented tool name): it is held to its end and the caller answers
   ``Error: unknown tool``; with any other shape an unknown name is text.
   Mid-sentence JSON is always text.
-- Echoes: once the reply has made a call, a line-start JSON object whose
-  first key is not a call key is an echo of a tool result (seen with
+- Echoes: once the reply has made a call (or when the filter is built with
+  ``after_tool_results``: the reply answers tool results), a line-start JSON
+  object whose first key is not a call key is an echo of a tool result (seen with
   llama-cpp-python + Qwen2.5: ``{"response": "Rome: +14°C"}`` after the
   call): held until it completes and moved to ``thinking``, never spoken.
   Invalid JSON there is released as text.
@@ -200,14 +201,18 @@ class TextCallFilter:
         tools: Mapping[str, Mapping[str, Any]],
         *,
         starts_in_thinking: bool = False,
+        after_tool_results: bool = False,
     ) -> None:
         """Filter for a reply offered ``tools`` (name -> parameters schema).
 
         ``starts_in_thinking``: the chat template already opened ``<think>``
         in the prompt, so the reply starts inside the thinking block.
+        ``after_tool_results``: the reply answers tool results, so a
+        line-start JSON object that is no call echoes them (see "Echoes").
         """
         self._tools = ToolSet(tools)
         self._starts_in_thinking = starts_in_thinking
+        self._after_tool_results = after_tool_results
         self._text_out: list[str] = []
         self._think_out: list[str] = []
         self._calls: list[TextCall] = []
@@ -598,6 +603,10 @@ class TextCallFilter:
         self._j_committed = False
         self._j_echo = False
 
+    def _echo_possible(self) -> bool:
+        """A line-start JSON object here would echo a tool result."""
+        return bool(self._reply_calls or self._after_tool_results) and not self._j_list
+
     def _json_reject(self, text: str, start: int, k: int) -> int:
         """Not a call: everything held is text; re-scan it as such."""
         self._j_parts.append(text[start:k])
@@ -618,7 +627,7 @@ class TextCallFilter:
             self._j_key = value
             if self._j_committed or value in CALL_KEYS:
                 return True
-            if self._reply_calls and not self._j_list:
+            if self._echo_possible():
                 # After a call, small models echo the tool result as JSON on
                 # its own line ({"response": ...}): hold it, it is no speech.
                 self._j_echo = self._j_committed = True
@@ -737,6 +746,9 @@ class TextCallFilter:
             result: BlockResult | None = BlockResult(thinking=[raw])
         else:
             result = parse_bare_json(raw, self._tools, committed=self._j_committed)
+            if result is None and self._echo_possible() and _is_json(raw):
+                # Call-like keys but no call ({"id": "4", "name": "bread"}).
+                result = BlockResult(thinking=[raw])
         if result is None:
             self._j_parts = [raw]
             return self._json_reject(text, k, k)
