@@ -183,7 +183,10 @@ async def test_json_restating_the_result_is_not_spoken(
 
 @pytest.mark.usefixtures("setup_integration")
 async def test_structured_parallel_calls(
-    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    snapshot: SnapshotAssertion,
 ) -> None:
     """vLLM/OpenAI structured streamed calls, two in one round (Palermo, Turin)."""
     llm_server.add(
@@ -218,6 +221,8 @@ async def test_structured_parallel_calls(
             "content": "Turin: ☀️ +14°C",
         },
     ]
+    # The whole round trip after the system prompt (which holds the time).
+    assert messages[1:] == snapshot
 
 
 @pytest.mark.usefixtures("setup_integration")
