@@ -182,6 +182,26 @@ async def test_json_restating_the_result_is_not_spoken(
 
 
 @pytest.mark.usefixtures("setup_integration")
+async def test_no_words_for_the_result_reads_the_result(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """The tool ran but the model never answers in words: the user hears the
+    result, not silence and not JSON."""
+    llm_server.add(
+        tool_calls_stream(("send_webhook", {"message": "laundry done"})),
+        text_stream('{"ok": true}'),
+        text_stream('{"status": "sent"}'),
+    )
+
+    result = await converse(hass, "Tell the house the laundry is done")
+
+    assert speech(result) == (
+        "Done. The tool send webhook returned: ok yes, method POST"
+    )
+    assert [r.path for r in tool_endpoint.requests] == ["/hook"]
+
+
+@pytest.mark.usefixtures("setup_integration")
 async def test_structured_parallel_calls(
     hass: HomeAssistant,
     llm_server: FakeLLMServer,

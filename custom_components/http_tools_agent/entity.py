@@ -34,8 +34,9 @@ from .const import (
     LOGGER,
 )
 from .deltas import Delta, RoundTransformer
+from .engine.speakable import speakable
 from .errors import llm_error_handler
-from .llm_api import current_agent_id
+from .llm_api import RESULT_KEY, current_agent_id
 from .messages import openai_tools, to_openai_message, to_openai_messages
 from .speech import async_spoken_message
 
@@ -59,6 +60,23 @@ CLOSING_NUDGE = (
 async def _async_settle_stream() -> None:
     for _ in range(_SETTLE_STEPS):
         await asyncio.sleep(0)
+
+
+def _last_tool_result(chat_log: conversation.ChatLog) -> dict[str, str] | None:
+    """The last successful HTTP tool result of this turn, as words."""
+    for content in reversed(chat_log.content):
+        if isinstance(content, conversation.UserContent):
+            return None
+        if not isinstance(content, conversation.ToolResultContent):
+            continue
+        text = content.result.data.get(RESULT_KEY)
+        if content.result.error or not isinstance(text, str) or not text.strip():
+            return None
+        return {
+            "tool": content.tool_name.rsplit("__", 1)[-1].replace("_", " "),
+            "result": speakable(text),
+        }
+    return None
 
 
 class HttpToolsAgentEntity(Entity):
@@ -153,16 +171,17 @@ class HttpToolsAgentEntity(Entity):
         ):
             return
         # Never leave the user with silence: say what happened.
+        placeholders = {"rounds": str(runtime.settings.max_tool_iterations)}
         if round_number >= runtime.settings.max_tool_iterations:
             key = "rounds_exhausted"
+        elif (result := _last_tool_result(chat_log)) is not None:
+            # A weak model that ran a tool but could not put the result into
+            # words: read the result itself.
+            key = "tool_result_only"
+            placeholders |= result
         else:
             key = "empty_answer"
-        text = await async_spoken_message(
-            self.hass,
-            language,
-            key,
-            {"rounds": str(runtime.settings.max_tool_iterations)},
-        )
+        text = await async_spoken_message(self.hass, language, key, placeholders)
         chat_log.async_add_assistant_content_without_tools(
             conversation.AssistantContent(agent_id=self.entity_id, content=text)
         )

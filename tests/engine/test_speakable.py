@@ -1,0 +1,33 @@
+"""Tool results read aloud when the model gives no answer."""
+
+from __future__ import annotations
+
+import pytest
+
+from custom_components.http_tools_agent.engine.speakable import speakable
+
+
+@pytest.mark.parametrize(
+    ("result", "spoken"),
+    [
+        ("Rome: ☀️ +14°C\n", "Rome: ☀️ +14°C"),
+        ('{"id": "4", "name": "bread", "qty": 1}', "id 4, name bread, qty 1"),
+        (
+            '[{"id": "1", "name": "milk", "qty": 2}, {"id": "2", "name": "eggs", "qty": 12}]',
+            "id 1, name milk, qty 2; id 2, name eggs, qty 12",
+        ),
+        ('{"ok": true, "note": null, "temp_c": 14.0}', "ok yes, temp c 14"),
+        ("HTTP 204", "HTTP 204"),
+    ],
+)
+def test_results_become_words(result: str, spoken: str) -> None:
+    """JSON is flattened to words; text keeps its words, not its layout."""
+    assert speakable(result) == spoken
+
+
+def test_long_results_are_cut_at_a_word() -> None:
+    """A long result is cut at a word boundary with an ellipsis."""
+    text = speakable(" ".join(["word"] * 200), limit=50)
+    assert text.endswith("…")
+    assert len(text) <= 51
+    assert "wor…" not in text
