@@ -226,3 +226,33 @@ async def test_add_agent_needs_loaded_entry(
     )
     assert result["type"] is FlowResultType.ABORT
     assert result["reason"] == "entry_not_loaded"
+
+
+async def test_user_flow_invalid_url(hass: HomeAssistant) -> None:
+    """A mistyped URL is a form error, not a crash."""
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_USER}
+    )
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: "http://[::1:8080/v1"}
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"base": "invalid_url"}
+
+
+async def test_title_never_shows_url_credentials(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """A password in the URL stays out of the entry's title."""
+    url = llm_server.base_url.replace("http://", "http://user:s3cret@")
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_USER}
+    )
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: url}
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert result["title"] == llm_server.base_url
+    assert "s3cret" not in result["title"]
+    assert result["data"][CONF_BASE_URL] == url

@@ -14,6 +14,7 @@ from syrupy.assertion import SnapshotAssertion
 
 from custom_components.http_tools_agent.const import (
     CONF_MAX_TOOL_ITERATIONS,
+    CONF_STREAM,
     CONF_TOOLS,
     CONF_TOOLS_ENABLED,
 )
@@ -581,3 +582,39 @@ async def test_reasoning_is_never_spoken(
     result = await converse(hass, "Hi")
 
     assert speech(result) == "Hello there!"
+
+
+@pytest.mark.parametrize(
+    "agent_options",
+    [{CONF_STREAM: True}, {CONF_STREAM: False}],
+    ids=["stream", "no-stream"],
+)
+@pytest.mark.usefixtures("setup_integration")
+async def test_html_instead_of_json_is_a_readable_error(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """A web page where the API should be (a proxy, a wrong URL) is spoken as
+    a malformed answer, never a stack trace."""
+    page = Reply(content_type="text/html", body=b"<html><body>Login</body></html>")
+    llm_server.add(page, page)
+
+    result = await converse(hass, "Hello")
+
+    assert speech(result) == "The language model server sent an answer I can't read."
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_stream_of_strings_is_a_readable_error(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """`data: "text"` lines are no chunks: a readable error."""
+    llm_server.add(
+        Reply(
+            content_type="text/event-stream",
+            body=b'data: "Hello"\n\ndata: [DONE]\n\n',
+        )
+    )
+
+    result = await converse(hass, "Hello")
+
+    assert speech(result) == "The language model server sent an answer I can't read."

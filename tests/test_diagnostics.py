@@ -18,7 +18,7 @@ from pytest_homeassistant_custom_component.components.diagnostics import (
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
 from custom_components.http_tools_agent.const import CONF_BASE_URL, DOMAIN
-from custom_components.http_tools_agent.diagnostics import redact_url
+from custom_components.http_tools_agent.redact import redact_url
 
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
 

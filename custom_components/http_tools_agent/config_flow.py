@@ -54,6 +54,7 @@ from .const import (
 )
 from .llm_api import api_id_for
 from .options_flow import HttpToolsOptionsFlow
+from .redact import display_url
 from .server import ServerCheckError, async_check_server, async_list_models
 
 
@@ -114,7 +115,7 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
                 # agent can select this entry's HTTP tools API.
                 await self.async_set_unique_id(ulid_now())
                 return self.async_create_entry(
-                    title=data[CONF_BASE_URL],
+                    title=display_url(data[CONF_BASE_URL]),
                     data=data,
                     subentries=[
                         {
@@ -149,8 +150,9 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
             except ServerCheckError as err:
                 errors["base"] = err.reason
             else:
-                return self.async_update_reload_and_abort(
-                    entry, data=data, title=data[CONF_BASE_URL]
+                # The update listener reloads the entry.
+                return self.async_update_and_abort(
+                    entry, data=data, title=display_url(data[CONF_BASE_URL])
                 )
         current = {CONF_BASE_URL: entry.data[CONF_BASE_URL]}
         return self.async_show_form(

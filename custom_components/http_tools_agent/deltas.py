@@ -22,6 +22,7 @@ from homeassistant.helpers import llm
 from homeassistant.util.ulid import ulid_now
 
 from .engine.textcalls import FilterOutput, TextCallFilter
+from .errors import MalformedResponse
 from .llm_api import RESULT_KEY
 
 type Delta = AssistantContentDeltaDict | ToolResultContentDeltaDict
@@ -50,7 +51,10 @@ def resolve_tool_name(name: str, offered: Mapping[str, Any]) -> str | None:
 
 def call_key(name: str, arguments: Mapping[str, Any]) -> str:
     """Identify a call by tool and arguments (to spot a repeated call)."""
-    return name + json.dumps(arguments, sort_keys=True, default=str)
+    try:
+        return name + json.dumps(arguments, sort_keys=True, default=str)
+    except ValueError, RecursionError:
+        return f"{name}#{id(arguments)}"  # pathological arguments: never equal
 
 
 @dataclass(slots=True)
@@ -116,8 +120,11 @@ class RoundTransformer:
 
     def chunk(self, chunk: Any) -> list[Delta]:
         """Handle one `ChatCompletionChunk`."""
+        if isinstance(chunk, (str, bytes)) or not hasattr(chunk, "model_extra"):
+            # `data: "text"` or another non-object: not an OpenAI chunk.
+            raise MalformedResponse
         deltas: list[Delta] = []
-        for choice in chunk.choices or ():
+        for choice in getattr(chunk, "choices", None) or ():
             if getattr(choice, "index", 0) not in (0, None):
                 continue
             delta = choice.delta
@@ -225,13 +232,14 @@ class RoundTransformer:
             partial = self._partial[index]
             try:
                 arguments = json.loads(partial.arguments) if partial.arguments else {}
-            except json.JSONDecodeError as err:
+            except (json.JSONDecodeError, RecursionError) as err:
+                reason = err.msg if isinstance(err, json.JSONDecodeError) else str(err)
                 deltas.extend(
                     self._unrunnable(
                         partial.name or UNREADABLE_CALL,
                         {},
                         f"Error: invalid JSON arguments for tool "
-                        f"'{partial.name}': {err.msg}",
+                        f"'{partial.name}': {reason}",
                         partial.id,
                     )
                 )

@@ -18,6 +18,7 @@ from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
+import openai
 
 from .const import (
     CONF_MAX_TOKENS,
@@ -35,7 +36,7 @@ from .const import (
 )
 from .deltas import Delta, RoundTransformer
 from .engine.speakable import speakable
-from .errors import llm_error_handler
+from .errors import MalformedResponse, llm_error_handler
 from .llm_api import RESULT_KEY, current_agent_id
 from .messages import openai_tools, to_openai_message, to_openai_messages
 from .speech import async_spoken_message
@@ -150,7 +151,9 @@ class HttpToolsAgentEntity(Entity):
                 sent = [*messages, {"role": "system", "content": CLOSING_NUDGE}]
             async for content in chat_log.async_add_delta_content_stream(
                 self.entity_id,
-                self._async_round({**request, "messages": sent}, stream, transformer),
+                self._async_round(
+                    runtime.client, {**request, "messages": sent}, stream, transformer
+                ),
             ):
                 if (message := to_openai_message(content)) is not None:
                     messages.append(message)
@@ -188,15 +191,13 @@ class HttpToolsAgentEntity(Entity):
 
     async def _async_round(
         self,
+        client: openai.AsyncOpenAI,
         request: dict[str, Any],
         stream: bool,
         transformer: RoundTransformer,
     ) -> AsyncGenerator[Delta]:
         """Ask the model once and yield what it says as chat log deltas."""
-        create = cast(
-            Callable[..., Awaitable[Any]],
-            self.entry.runtime_data.client.chat.completions.create,
-        )
+        create = cast(Callable[..., Awaitable[Any]], client.chat.completions.create)
         yield {"role": "assistant"}
         with llm_error_handler():
             if stream:
@@ -215,6 +216,9 @@ class HttpToolsAgentEntity(Entity):
                     stream = False
             if not stream:
                 completion = await create(**request, stream=False)
+                if not hasattr(completion, "choices"):
+                    # An HTML page or other text where JSON was expected.
+                    raise MalformedResponse
                 choice = completion.choices[0] if completion.choices else None
                 if choice is not None:
                     for delta in transformer.message(

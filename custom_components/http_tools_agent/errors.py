@@ -8,6 +8,7 @@ import json
 
 from homeassistant.exceptions import HomeAssistantError
 import httpx
+import httpx2
 import openai
 
 from .const import DOMAIN, LOGGER
@@ -34,6 +35,10 @@ def server_message(err: openai.APIStatusError) -> str:
     if not message:
         message = err.response.text or err.message
     return message.strip()[:MAX_MESSAGE_CHARS]
+
+
+class MalformedResponse(Exception):
+    """The server answered, but not with chat-completion objects."""
 
 
 def _error(key: str, **placeholders: str) -> HomeAssistantError:
@@ -70,10 +75,10 @@ def llm_error_handler() -> Generator[None]:
         raise _error(
             "server_error", status="-", message=str(err)[:MAX_MESSAGE_CHARS]
         ) from err
-    except httpx.HTTPError as err:
+    except (httpx.HTTPError, httpx2.HTTPError) as err:
         # The SDK does not wrap errors raised while a stream is being read.
         LOGGER.warning("LLM stream interrupted: %r", err)
         raise _error("stream_interrupted") from err
-    except (json.JSONDecodeError, UnicodeDecodeError) as err:
+    except (json.JSONDecodeError, UnicodeDecodeError, MalformedResponse) as err:
         LOGGER.warning("LLM server sent malformed data: %s", err)
         raise _error("malformed_response") from err

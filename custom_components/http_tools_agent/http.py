@@ -25,8 +25,8 @@ from homeassistant.const import ATTR_CONFIG_ENTRY_ID
 from homeassistant.helpers.http import KEY_HASS, HomeAssistantView
 
 from .const import DOMAIN, LOGGER
-from .diagnostics import redact_tools
 from .engine.definitions import ToolDefinitionError
+from .redact import redact_tools
 from .services import (
     EntryLookupError,
     EntryProblem,

@@ -22,6 +22,7 @@ from .engine.executor import ToolRunResult, run_tool
 
 if TYPE_CHECKING:
     from . import HttpToolsConfigEntry
+    from .runtime import HttpToolsRuntime
 
 REDACTED = "**REDACTED**"
 API_NAME = "HTTP Tools"
@@ -64,14 +65,16 @@ def redact_arguments(
 class HttpTool(llm.Tool):
     """One declarative HTTP tool."""
 
-    def __init__(self, definition: ToolDefinition, entry: HttpToolsConfigEntry) -> None:
+    def __init__(self, definition: ToolDefinition, runtime: HttpToolsRuntime) -> None:
         """Wrap a definition for one turn."""
         self.name = definition.name
         self.description = definition.description or None
         self.parameters = _probatio_schema(definition.parameters)
         self.integration = DOMAIN
         self.definition = definition
-        self._entry = entry
+        # Captured for the turn: a reload during the turn must not change
+        # (or remove) what this call uses.
+        self._runtime = runtime
 
     @override
     async def async_call(
@@ -81,7 +84,7 @@ class HttpTool(llm.Tool):
         llm_context: llm.LLMContext,
     ) -> llm.ToolResult:
         """Run the HTTP request; failures are text the model can read."""
-        runtime = self._entry.runtime_data
+        runtime = self._runtime
         settings = runtime.settings
         started = time.monotonic()
         result = await run_tool(
@@ -167,10 +170,11 @@ class HttpToolsAPI(llm.API):
         self, llm_context: llm.LLMContext
     ) -> llm.APIInstance:
         """Snapshot the active tools for one turn."""
-        store = self.entry.runtime_data.store
+        runtime = self.entry.runtime_data
+        store = runtime.store
         tools: list[llm.Tool] = []
         if store.enabled:
-            tools = [HttpTool(d, self.entry) for d in store.active.tools]
+            tools = [HttpTool(d, runtime) for d in store.active.tools]
         return llm.APIInstance(
             api=self,
             api_prompt=(

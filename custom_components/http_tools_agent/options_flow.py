@@ -240,6 +240,9 @@ class HttpToolsOptionsFlow(OptionsFlow):
             except ToolDefinitionError as err:
                 errors[CONF_TOOLS_FILE] = "tools_file_invalid"
                 placeholders["file_error"] = str(err)
+            except ValueError as err:  # e.g. a NUL character in the path
+                errors[CONF_TOOLS_FILE] = "tools_file_unreadable"
+                placeholders["file_error"] = f"{tools_file!r}: {err}"
         if errors:
             return None
         return {

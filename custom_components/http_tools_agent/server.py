@@ -6,9 +6,11 @@ from typing import Any
 
 from homeassistant.core import HomeAssistant
 import httpx
+import httpx2
 import openai
+from yarl import URL
 
-from .const import SERVER_CHECK_TIMEOUT
+from .const import CONF_BASE_URL, SERVER_CHECK_TIMEOUT
 
 
 class ServerCheckError(Exception):
@@ -45,5 +47,16 @@ async def async_check_server(hass: HomeAssistant, data: dict[str, Any]) -> list[
     """Connect with entry data and list the models."""
     from . import async_create_client  # noqa: PLC0415 - avoid an import cycle
 
-    client = await async_create_client(hass, data)
+    try:
+        url = URL(data[CONF_BASE_URL])
+        valid = url.scheme in ("http", "https") and bool(url.host)
+    except ValueError:
+        valid = False
+    if not valid:
+        raise ServerCheckError("invalid_url")
+    try:
+        client = await async_create_client(hass, data)
+    except (ValueError, httpx.InvalidURL, httpx2.InvalidURL) as err:
+        # What yarl accepts, the SDK's URL parser may still refuse.
+        raise ServerCheckError("invalid_url") from err
     return await async_list_models(client)

@@ -31,6 +31,7 @@ from .engine.definitions import (
     parse_tools,
     parse_tools_json,
 )
+from .redact import redact_tools
 
 if TYPE_CHECKING:
     from . import HttpToolsConfigEntry
@@ -183,7 +184,9 @@ async def _async_reset_tools(call: ServiceCall) -> ServiceResponse:
 
 
 def _response(body: dict[str, Any]) -> ServiceResponse:
-    return cast(ServiceResponse, body)
+    # Responses end up in automation traces, which users share: header
+    # values (keys, tokens) are hidden, as in diagnostics.
+    return cast(ServiceResponse, {**body, "tools": redact_tools(body["tools"])})
 
 
 @callback

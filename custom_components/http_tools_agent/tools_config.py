@@ -64,6 +64,8 @@ async def async_load_configured_tools(
             file_error = f"cannot read {path}: {err.strerror or err}"
         except ToolDefinitionError as err:
             file_error = str(err)
+        except ValueError as err:  # e.g. a NUL character in the path
+            file_error = f"cannot read {file_value!r}: {err}"
     if file_error is None:
         ir.async_delete_issue(hass, DOMAIN, issue_id)
     else:

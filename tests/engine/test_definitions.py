@@ -459,3 +459,9 @@ def test_parse_tools_requires_a_list() -> None:
         problem.message
         == "tool definitions must be a JSON array of objects, got object"
     )
+
+
+def test_deeply_nested_json_is_a_clear_error() -> None:
+    """JSON nested past the parser's depth is an error, not a crash."""
+    with pytest.raises(ToolDefinitionError, match="nested too deeply"):
+        parse_tools_json("[" * 100_000)

@@ -251,7 +251,6 @@ async def test_verb_table(
 @pytest.mark.parametrize(
     ("value", "path"),
     [
-        ("../admin", "/api/items/..%2Fadmin"),
         ("a/b", "/api/items/a%2Fb"),
         ("x?y#z", "/api/items/x%3Fy%23z"),
         ("user@evil", "/api/items/user%40evil"),
@@ -270,7 +269,7 @@ async def test_injection_neutralised_on_the_wire(
     assert (server.last.path, server.last.query) == (path, "")
 
 
-@pytest.mark.parametrize("value", ["..", "."])
+@pytest.mark.parametrize("value", ["..", ".", "../admin", "x/../../etc"])
 async def test_dot_segments_never_sent(
     server: RecordingServer, session: aiohttp.ClientSession, value: str
 ) -> None:
@@ -432,6 +431,26 @@ async def test_decoding(
         headers={"Content-Type": "text/plain; charset=no-such-codec"},
     )
     assert (await run_tool(session, tools, "get_item", {"id": "3"})).text == "x"
+
+
+@pytest.mark.parametrize(
+    "charset", ["base64", "hex", "zlib", "rot13", "idna", "utf-16"]
+)
+async def test_hostile_charset_is_read_as_utf8(
+    server: RecordingServer, session: aiohttp.ClientSession, charset: str
+) -> None:
+    """A charset that names a non-text codec (or one the body breaks) never
+    raises: the body is read as UTF-8."""
+    tools = example_tools(server.base)
+    server.reply(
+        "/api/items/1",
+        body=b"milk x2",
+        headers={"Content-Type": f"text/plain; charset={charset}"},
+    )
+    result = await run_tool(session, tools, "get_item", {"id": "1"})
+    assert result.ok
+    if charset != "utf-16":  # a real text codec: decoded as declared
+        assert result.text == "milk x2"
 
 
 async def test_byte_cap(

@@ -85,7 +85,6 @@ def test_render_value(value: Any, text: str) -> None:
         (5, "/w/5"),
         (2.0, "/w/2"),
         (True, "/w/true"),
-        ("../admin", "/w/..%2Fadmin"),
         ("a/b", "/w/a%2Fb"),
         ("x?y#z", "/w/x%3Fy%23z"),
         ("user@evil", "/w/user%40evil"),
@@ -94,7 +93,6 @@ def test_render_value(value: Any, text: str) -> None:
         ("a b+c&d=e", "/w/a%20b%2Bc%26d%3De"),
         ("...", "/w/..."),
         ("..x", "/w/..x"),
-        ("\\..\\", "/w/%5C..%5C"),
         ("\r\n", "/w/%0D%0A"),
     ],
 )
@@ -109,9 +107,15 @@ def test_path_values_are_encoded(value: Any, path: str) -> None:
     assert parsed.raw_path == path
 
 
-@pytest.mark.parametrize("value", ["..", ".", ""])
+@pytest.mark.parametrize(
+    "value", ["..", ".", "", "../admin", "a/../b", "..\\x", "x/..", "a\\.."]
+)
 def test_dot_segments_refused(value: str) -> None:
-    """'.', '..' or empty as a whole path segment would address another resource."""
+    """'.', '..' or empty as a path segment would address another resource.
+
+    `..` next to a slash is refused too: encoded it is harmless by RFC 3986,
+    but servers that decode %2F before normalising would climb out.
+    """
     text = build_error(make("https://h.example/api/{a}/x"), {"a": value})
     assert text.startswith("Error: invalid value for argument 'a' in tool 't': ")
     assert text.endswith("URL path segment")

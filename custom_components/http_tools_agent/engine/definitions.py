@@ -618,6 +618,8 @@ def parse_tools_json(raw: str | bytes) -> list[ToolDefinition]:
         ) from None
     except ValueError as err:
         raise fail(f"tool definitions are not valid JSON: {err}") from None
+    except RecursionError:
+        raise fail("tool definitions are not valid JSON: nested too deeply") from None
     if not isinstance(data, list):
         raise fail(f"tool definitions must be a JSON array, got {_type_name(data)}")
     return parse_tools(data)

@@ -187,14 +187,27 @@ async def _send(
 
 
 def _decode(data: bytes, charset: str | None, final: bool) -> str:
+    """Decode with the declared charset when it is a text encoding, else UTF-8.
+
+    The server names the charset: `base64`, `zlib` or `rot13` are codecs too,
+    and must never turn a response into an exception.
+    """
     encoding = "utf-8"
     if charset:
         try:
-            encoding = codecs.lookup(charset).name
+            info = codecs.lookup(charset)
         except LookupError:
-            encoding = "utf-8"
-    decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
-    return decoder.decode(data, final=final)
+            pass
+        else:
+            if getattr(info, "_is_text_encoding", True):
+                encoding = info.name
+    try:
+        decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
+        return decoder.decode(data, final=final)
+    except UnicodeError, TypeError, ValueError, AssertionError:
+        return codecs.getincrementaldecoder("utf-8")(errors="replace").decode(
+            data, final=final
+        )
 
 
 def _scrub(message: str, headers: Mapping[str, str]) -> str:

@@ -162,6 +162,10 @@ class _Renderer:
             raise _invalid(name, self.definition, str(err)) from None
 
 
+# An encoded value with `..` next to a slash or backslash (`..%2Fadmin`).
+_DOT_SEGMENT = re.compile(r"(^|%2F|%5C)\.\.($|%2F|%5C)", re.IGNORECASE)
+
+
 def _check_segments(
     pieces: list[tuple[str, str | None]], definition: ToolDefinition
 ) -> None:
@@ -179,7 +183,9 @@ def _check_segments(
     for segment, source in segments:
         if source is None:
             continue
-        if segment in (".", ".."):
+        if segment in (".", "..") or _DOT_SEGMENT.search(segment):
+            # `..%2F` is safe by RFC 3986, but servers that decode %2F before
+            # normalising the path would climb out of it.
             raise _invalid(
                 source, definition, "'.' and '..' are not allowed as a URL path segment"
             )
