@@ -202,6 +202,27 @@ async def test_no_words_for_the_result_reads_the_result(
     assert [r.path for r in tool_endpoint.requests] == ["/hook"]
 
 
+async def two_cities_turn(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    calls: Reply,
+) -> list[dict[str, Any]]:
+    """Run "Palermo and Turin" with `calls` as the first reply; both requests
+    must reach the tool server. Return the messages of the second request."""
+    llm_server.add(calls, text_stream("Both sunny."))
+
+    result = await converse(hass, "Weather in Palermo and Turin?")
+
+    assert speech(result) == "Both sunny."
+    assert sorted(r.path for r in tool_endpoint.requests) == [
+        "/weather/Palermo",
+        "/weather/Turin",
+    ]
+    messages: list[dict[str, Any]] = llm_server.requests[1]["messages"]
+    return messages
+
+
 @pytest.mark.usefixtures("setup_integration")
 async def test_structured_parallel_calls(
     hass: HomeAssistant,
@@ -210,21 +231,14 @@ async def test_structured_parallel_calls(
     snapshot: SnapshotAssertion,
 ) -> None:
     """vLLM/OpenAI structured streamed calls, two in one round (Palermo, Turin)."""
-    llm_server.add(
+    messages = await two_cities_turn(
+        hass,
+        llm_server,
+        tool_endpoint,
         tool_calls_stream(
             ("get_weather", {"city": "Palermo"}), ("get_weather", {"city": "Turin"})
         ),
-        text_stream("Palermo and Turin are both sunny."),
     )
-
-    result = await converse(hass, "Weather in Palermo and Turin?")
-
-    assert speech(result) == "Palermo and Turin are both sunny."
-    assert sorted(r.path for r in tool_endpoint.requests) == [
-        "/weather/Palermo",
-        "/weather/Turin",
-    ]
-    messages = llm_server.requests[1]["messages"]
     assistant = messages[-3]
     assert [c["id"] for c in assistant["tool_calls"]] == [
         "call_0_get_weather",
@@ -502,23 +516,15 @@ async def test_ollama_calls_all_at_index_zero(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
 ) -> None:
     """Two whole calls sharing index 0, flushed on `stop`, are two calls."""
-    llm_server.add(
+    messages = await two_cities_turn(
+        hass,
+        llm_server,
+        tool_endpoint,
         _ollama_stream(
             ("get_weather", {"city": "Palermo"}), ("get_weather", {"city": "Turin"})
         ),
-        text_stream("Both sunny."),
     )
-
-    result = await converse(hass, "Weather in Palermo and Turin?")
-
-    assert speech(result) == "Both sunny."
-    assert sorted(r.path for r in tool_endpoint.requests) == [
-        "/weather/Palermo",
-        "/weather/Turin",
-    ]
-    tool_messages = [
-        m for m in llm_server.requests[1]["messages"] if m["role"] == "tool"
-    ]
+    tool_messages = [m for m in messages if m["role"] == "tool"]
     assert [m["tool_call_id"] for m in tool_messages] == ["call_0", "call_1"]
 
 
