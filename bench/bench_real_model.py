@@ -44,16 +44,9 @@ from tests.e2e.harness import (
     setup_llama_cpp,
     setup_ours,
 )
-from tests.e2e.tool_server import DemoToolServer, Received, weather_for
+from tests.e2e.tool_server import DEMO_TOOLS, DemoToolServer, Received, weather_for
 
-TOOLS = [
-    "get_weather",
-    "list_items",
-    "add_item",
-    "update_item",
-    "delete_item",
-    "send_webhook",
-]
+TOOLS = list(DEMO_TOOLS)
 
 type Check = Callable[[list[Received], DemoToolServer, str], tuple[bool, bool]]
 

@@ -42,21 +42,11 @@ from custom_components.http_tools_agent.const import (
     SUBENTRY_CONVERSATION,
 )
 from custom_components.http_tools_agent.llm_api import api_id_for
-from tests.e2e.tool_server import tool_definitions
+from tests.e2e.tool_server import DEMO_TOOLS, tool_definitions
 
 MODEL = "qwen2.5-coder-0.5b"
 AGENT_ENTITY = "conversation.http_tools_agent"
 PIPELINE_NAME = "HTTP Tools Agent demo"
-# Weather, the items REST surface and the webhook: few tools keep a 0.5B
-# model on track (the geocode/forecast pair is served too, for other setups).
-DEMO_TOOLS = (
-    "get_weather",
-    "list_items",
-    "add_item",
-    "update_item",
-    "delete_item",
-    "send_webhook",
-)
 
 
 def load(path: Path, key: str, minor: int) -> dict[str, Any]:

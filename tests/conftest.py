@@ -148,6 +148,23 @@ def config_entry(
 
 
 @pytest.fixture
+async def second_entry(
+    hass: HomeAssistant, setup_integration: MockConfigEntry, llm_server: FakeLLMServer
+) -> MockConfigEntry:
+    """A second loaded server entry (same server, its URL spelled with a slash)."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title="second",
+        unique_id="second",
+        data={CONF_BASE_URL: llm_server.base_url + "/"},
+    )
+    entry.add_to_hass(hass)
+    assert await hass.config_entries.async_setup(entry.entry_id)
+    await hass.async_block_till_done()
+    return entry
+
+
+@pytest.fixture
 def chat_contents(hass: HomeAssistant) -> Generator[list[dict[str, Any]]]:
     """Every piece of content added to any chat log (what the chat shows)."""
     contents: list[dict[str, Any]] = []

@@ -10,9 +10,9 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
-from custom_components.http_tools_agent.const import CONF_BASE_URL, DOMAIN
+from custom_components.http_tools_agent.const import DOMAIN
 
-from .servers import FakeLLMServer, ToolEndpoint
+from .servers import ToolEndpoint
 
 URL = "/api/http_tools_agent/tools"
 
@@ -170,19 +170,10 @@ async def test_two_entries_pick_with_query_parameter(
     hass: HomeAssistant,
     hass_client: ClientSessionGenerator,
     config_entry: MockConfigEntry,
-    llm_server: FakeLLMServer,
+    second_entry: MockConfigEntry,
     tool_endpoint: ToolEndpoint,
 ) -> None:
     """Several loaded entries: 400 without config_entry_id, 200 with it."""
-    second = MockConfigEntry(
-        domain=DOMAIN,
-        title="second",
-        unique_id="second",
-        data={CONF_BASE_URL: llm_server.base_url + "/"},
-    )
-    second.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(second.entry_id)
-    await hass.async_block_till_done()
     client = await hass_client()
 
     response = await client.get(URL)
@@ -191,7 +182,7 @@ async def test_two_entries_pick_with_query_parameter(
 
     response = await client.post(
         URL,
-        params={"config_entry_id": second.entry_id},
+        params={"config_entry_id": second_entry.entry_id},
         data=json.dumps(wttr_tool()),
     )
     assert response.status == 200
@@ -199,7 +190,9 @@ async def test_two_entries_pick_with_query_parameter(
 
     first = await client.get(URL, params={"config_entry_id": config_entry.entry_id})
     assert (await first.json())["source"] == "options"
-    second_now = await client.get(URL, params={"config_entry_id": second.entry_id})
+    second_now = await client.get(
+        URL, params={"config_entry_id": second_entry.entry_id}
+    )
     assert (await second_now.json())["tools"] == wttr_tool()
 
 

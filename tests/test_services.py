@@ -18,7 +18,7 @@ from homeassistant.exceptions import (
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.http_tools_agent.const import CONF_BASE_URL, DOMAIN
+from custom_components.http_tools_agent.const import DOMAIN
 
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
 
@@ -222,20 +222,10 @@ async def test_unknown_entry_id(hass: HomeAssistant) -> None:
 async def test_two_entries_need_an_id(
     hass: HomeAssistant,
     config_entry: MockConfigEntry,
-    llm_server: FakeLLMServer,
+    second_entry: MockConfigEntry,
     tool_endpoint: ToolEndpoint,
 ) -> None:
     """With two loaded entries, config_entry_id picks one; without it, an error."""
-    second = MockConfigEntry(
-        domain=DOMAIN,
-        title="second",
-        unique_id="second",
-        data={CONF_BASE_URL: llm_server.base_url + "/"},
-        options={},
-    )
-    second.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(second.entry_id)
-    await hass.async_block_till_done()
 
     with pytest.raises(ServiceValidationError) as err:
         await call(hass, "get_tools")
@@ -245,7 +235,7 @@ async def test_two_entries_need_an_id(
     response = await call(
         hass,
         "set_tools",
-        {"config_entry_id": second.entry_id, "tools": guest_tools(tool_endpoint)},
+        {"config_entry_id": second_entry.entry_id, "tools": guest_tools(tool_endpoint)},
     )
     assert response["source"] == "request"
     first = await call(hass, "get_tools", {"config_entry_id": config_entry.entry_id})
