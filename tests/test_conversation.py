@@ -19,7 +19,9 @@ from custom_components.http_tools_agent.const import (
     CONF_TOOLS_ENABLED,
 )
 from custom_components.http_tools_agent.entity import CLOSING_NUDGE
+from custom_components.http_tools_agent.llm_api import api_id_for
 
+from .conftest import ENTRY_UNIQUE_ID
 from .markup import assert_no_markup
 from .servers import (
     FakeLLMServer,
@@ -624,3 +626,26 @@ async def test_stream_of_strings_is_a_readable_error(
     result = await converse(hass, "Hello")
 
     assert speech(result) == "The language model server sent an answer I can't read."
+
+
+@pytest.mark.parametrize(
+    "agent_options",
+    [{"llm_hass_api": [api_id_for(ENTRY_UNIQUE_ID), "assist"]}],
+)
+@pytest.mark.usefixtures("setup_integration")
+async def test_tools_of_merged_apis_answer_to_their_short_name(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """With Assist selected too, Home Assistant prefixes our tools with the
+    API's name; a model that calls the short name still reaches the tool."""
+    llm_server.add(
+        tool_calls_stream(("get_weather", {"city": "Rome"})),
+        text_stream("Sunny in Rome."),
+    )
+
+    result = await converse(hass, "Weather in Rome?")
+
+    offered = [t["function"]["name"] for t in llm_server.requests[0]["tools"]]
+    assert "http-tools__get_weather" in offered
+    assert speech(result) == "Sunny in Rome."
+    assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]

@@ -21,7 +21,7 @@ from homeassistant.components.conversation import (
 from homeassistant.helpers import llm
 from homeassistant.util.ulid import ulid_now
 
-from .engine.textcalls import FilterOutput, TextCallFilter
+from .engine.textcalls import FilterOutput, TextCallFilter, ToolSet
 from .errors import MalformedResponse
 from .llm_api import RESULT_KEY
 
@@ -29,24 +29,6 @@ type Delta = AssistantContentDeltaDict | ToolResultContentDeltaDict
 
 # Name used for call markup that could not be read at all.
 UNREADABLE_CALL = "invalid_tool_call"
-
-
-def resolve_tool_name(name: str, offered: Mapping[str, Any]) -> str | None:
-    """Match a name the model wrote to an offered tool.
-
-    Home Assistant prefixes tool names with the API when several APIs are
-    merged (`http_tools__get_weather`); small models drop the prefix.
-    """
-    if name in offered:
-        return name
-    lowered = name.lower()
-    exact = [n for n in offered if n.lower() == lowered]
-    if len(exact) == 1:
-        return exact[0]
-    suffixed = [n for n in offered if n.lower().endswith("__" + lowered)]
-    if len(suffixed) == 1:
-        return suffixed[0]
-    return None
 
 
 def call_key(name: str, arguments: Mapping[str, Any]) -> str:
@@ -86,6 +68,9 @@ class RoundTransformer:
     repeats: int = 0
     finish_reason: str | None = None
     _filter: TextCallFilter = field(init=False)
+    # Resolves written names as the text filter does (HA namespaces merged
+    # APIs' tools, `http_tools__get_weather`; models drop the prefix).
+    _names: ToolSet = field(init=False)
     # Calls being assembled, in arrival order; `_slots` maps the server's
     # `index` to the call it is currently filling.
     _partial: dict[int, _PartialCall] = field(default_factory=dict)
@@ -94,6 +79,7 @@ class RoundTransformer:
 
     def __post_init__(self) -> None:
         """Start the text filter for this round."""
+        self._names = ToolSet(self.tool_schemas)
         self._filter = TextCallFilter(
             self.tool_schemas, after_tool_results=self.after_tool_results
         )
@@ -263,7 +249,7 @@ class RoundTransformer:
     def _call(self, name: str, arguments: dict[str, Any], call_id: str) -> list[Delta]:
         if not self.run_calls:
             return []
-        resolved = resolve_tool_name(name, self.tool_schemas)
+        resolved = self._names.resolve(name)
         if resolved is None:
             return self._unrunnable(
                 name or UNREADABLE_CALL,
