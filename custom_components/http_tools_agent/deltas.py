@@ -69,7 +69,7 @@ class RoundTransformer:
     finish_reason: str | None = None
     _filter: TextCallFilter = field(init=False)
     # Resolves written names as the text filter does (HA namespaces merged
-    # APIs' tools, `http_tools__get_weather`; models drop the prefix).
+    # APIs' tools, `http-tools__get_weather`; models drop the prefix).
     _names: ToolSet = field(init=False)
     # Calls being assembled, in arrival order; `_slots` maps the server's
     # `index` to the call it is currently filling.
