@@ -78,7 +78,7 @@ async def test_failed_tool_is_an_error_result(
     runtime = setup_integration.runtime_data
     from custom_components.http_tools_agent.engine.definitions import parse_tools
 
-    runtime.store.set_override(
+    runtime.tools.set_override(
         parse_tools([{"name": "down", "url": "http://127.0.0.1:9/x", "method": "GET"}])
     )
     instance = await llm.async_get_api(hass, API_ID, _context())

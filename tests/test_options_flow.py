@@ -137,7 +137,7 @@ async def test_empty_editor_means_no_tools(
     await hass.async_block_till_done()
     assert config_entry.options["tools"] == []
     assert (await active_tools(hass))["source"] == "none"
-    assert config_entry.runtime_data.store.enabled is False
+    assert config_entry.runtime_data.tools.enabled is False
 
 
 @pytest.mark.parametrize(

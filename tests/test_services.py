@@ -11,7 +11,6 @@ from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.exceptions import (
-    HomeAssistantError,
     ServiceValidationError,
     Unauthorized,
 )
@@ -198,24 +197,20 @@ async def test_entry_not_loaded(
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert config_entry.state is ConfigEntryState.NOT_LOADED
 
-    with pytest.raises(HomeAssistantError) as err:
-        await call(hass, "get_tools")
-    assert err.value.translation_key == "no_entry_loaded"
-    assert str(err.value).startswith(
-        "No HTTP Tools Agent entry is loaded, so no tools are available"
-    )
-
-    with pytest.raises(HomeAssistantError) as err:
-        await call(hass, "get_tools", {"config_entry_id": config_entry.entry_id})
-    assert err.value.translation_key == "entry_not_loaded"
-    assert config_entry.title in str(err.value)
+    for data in ({}, {"config_entry_id": config_entry.entry_id}):
+        with pytest.raises(ServiceValidationError) as err:
+            await call(hass, "get_tools", data)
+        assert err.value.translation_key == "service_config_entry_not_loaded"
+        assert str(err.value) == (
+            f"Config entry {config_entry.title} for integration {DOMAIN} is not loaded"
+        )
 
 
 async def test_unknown_entry_id(hass: HomeAssistant) -> None:
     """An id that names no entry is a validation error."""
     with pytest.raises(ServiceValidationError) as err:
         await call(hass, "get_tools", {"config_entry_id": "nope"})
-    assert err.value.translation_key == "entry_not_found"
+    assert err.value.translation_key == "service_config_entry_not_found"
     assert "nope" in str(err.value)
 
 
@@ -229,8 +224,8 @@ async def test_two_entries_need_an_id(
 
     with pytest.raises(ServiceValidationError) as err:
         await call(hass, "get_tools")
-    assert err.value.translation_key == "entry_required"
-    assert "2 HTTP Tools Agent entries are loaded" in str(err.value)
+    assert err.value.translation_key == "service_found_multiple_config_entry_for_domain"
+    assert str(err.value) == f"Found multiple config entries for integration {DOMAIN}"
 
     response = await call(
         hass,

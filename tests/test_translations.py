@@ -79,9 +79,7 @@ def test_code_keys_have_strings() -> None:
     code = "\n".join(p.read_text() for p in COMPONENT.glob("*.py"))
     for key in re.findall(r'errors\[[A-Z_]+\] = "([a-z_]+)"', code):
         assert key in english["options"]["error"], key
+    for key in re.findall(r'ToolsFileError\(\s*"([a-z_]+)"', code):
+        assert key in english["options"]["error"], key
     for key in re.findall(r'translation_key="([a-z_]+)"', code):
         assert key in english["exceptions"] or key in english["issues"], key
-    from custom_components.http_tools_agent.services import EntryProblem
-
-    for problem in EntryProblem:
-        assert problem.value in english["exceptions"], problem

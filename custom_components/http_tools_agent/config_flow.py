@@ -33,6 +33,7 @@ from homeassistant.helpers.selector import (
 from homeassistant.util.ulid import ulid_now
 import probatio
 
+from .client import ServerCheckError, async_check_server, async_list_models
 from .const import (
     CONF_BASE_URL,
     CONF_MAX_TOKENS,
@@ -55,7 +56,6 @@ from .const import (
 from .llm_api import api_id_for
 from .options_flow import HttpToolsOptionsFlow
 from .redact import display_url
-from .server import ServerCheckError, async_check_server, async_list_models
 
 
 def _server_schema(defaults: dict[str, Any]) -> probatio.Schema:

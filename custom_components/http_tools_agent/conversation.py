@@ -12,9 +12,9 @@ from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import intent
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
-from . import HttpToolsConfigEntry
 from .const import DOMAIN, SUBENTRY_CONVERSATION
 from .entity import HttpToolsAgentEntity
+from .runtime import HttpToolsConfigEntry
 from .speech import async_spoken_error
 
 

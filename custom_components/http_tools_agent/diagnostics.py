@@ -8,7 +8,7 @@ by name only.
 
 from __future__ import annotations
 
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from homeassistant.components.diagnostics import async_redact_data
 from homeassistant.config_entries import ConfigEntryState
@@ -17,9 +17,7 @@ from homeassistant.core import HomeAssistant
 
 from .const import CONF_BASE_URL, CONF_TOOLS, CONF_TOOLS_FILE
 from .redact import redact_tools, redact_url
-
-if TYPE_CHECKING:
-    from . import HttpToolsConfigEntry
+from .runtime import HttpToolsConfigEntry
 
 TO_REDACT = {CONF_API_KEY}
 
@@ -51,14 +49,14 @@ async def async_get_config_entry_diagnostics(
     if entry.state is not ConfigEntryState.LOADED:
         return result
     runtime = entry.runtime_data
-    store = runtime.store
-    active = store.active
-    configured = store.configured
+    tools = runtime.tools
+    active = tools.active
+    configured = tools.configured
     result["tools"] = {
         "active": [tool.name for tool in active.tools],
         "source": active.source,
-        "enabled": store.enabled,
-        "enabled_mode": store.enabled_mode,
+        "enabled": tools.enabled,
+        "enabled_mode": tools.enabled_mode,
         "options_tools": [tool.name for tool in configured.options_tools],
         "file_tools": [tool.name for tool in configured.file_tools],
         "tools_file": options.get(CONF_TOOLS_FILE) or None,

@@ -1,24 +1,28 @@
 """The tool loop over Home Assistant's ChatLog.
 
-One turn: up to `max_tool_iterations` rounds of completion -> tool calls ->
-results; a round streams text to the pipeline already filtered of call
-markup and thinking. A streamed round that comes back empty is asked once
-more without streaming (servers whose tool parser swallows the call on the
-SSE path). When the rounds run out, one closing request without tool calls
-asks for the answer, so the user always hears something.
+A turn asks the model up to `max_tool_iterations` times; the chat log runs
+the calls of each reply and the next request carries their results. Three
+policies keep a small model's turn from ending in silence: a streamed reply
+that comes back empty is asked again without streaming; tools that ran but
+got no answer lead to one closing request for it; and when even that stays
+silent, the agent says what happened (or reads the tool's result).
 """
 
 from __future__ import annotations
 
-import asyncio
-from collections.abc import AsyncGenerator, Awaitable, Callable
-from typing import TYPE_CHECKING, Any, cast
+from collections.abc import AsyncGenerator, Mapping
+from dataclasses import dataclass, field
+from typing import Any, Literal
 
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
-import openai
+from openai.types.chat import (
+    ChatCompletionFunctionToolParam,
+    ChatCompletionMessageParam,
+)
+from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 from .const import (
     CONF_MAX_TOKENS,
@@ -30,25 +34,29 @@ from .const import (
     DEFAULT_MODEL,
     DEFAULT_STREAM,
     DEFAULT_TEMPERATURE,
-    DEFAULT_TOOL_CHOICE,
     DOMAIN,
     LOGGER,
 )
-from .deltas import Delta, RoundTransformer
+from .delta_stream import CompletionStream, Delta
 from .engine.speakable import speakable
-from .errors import MalformedResponse, llm_error_handler
 from .llm_api import RESULT_KEY, current_agent_id
-from .messages import openai_tools, to_openai_message, to_openai_messages
+from .openai_format import (
+    ToolSchemas,
+    chat_message,
+    chat_messages,
+    chat_tools,
+    system_message,
+)
+from .runtime import HttpToolsConfigEntry
 from .speech import async_spoken_message
 
-if TYPE_CHECKING:
-    from . import HttpToolsConfigEntry
+type ToolChoice = Literal["auto", "required", "none"]
 
-
-# The SDK stops reading at `[DONE]` and leaves its inner SSE generators to
-# the garbage collector, which closes them in a chain of short tasks. Letting
-# the chain run here keeps a finished turn from leaving tasks behind.
-_SETTLE_STEPS = 8
+_TOOL_CHOICES: dict[str, ToolChoice] = {
+    "auto": "auto",
+    "required": "required",
+    "none": "none",
+}
 
 # Sent (not stored in the chat log) with the closing request of a turn that
 # ran tools.
@@ -58,9 +66,67 @@ CLOSING_NUDGE = (
 )
 
 
-async def _async_settle_stream() -> None:
-    for _ in range(_SETTLE_STEPS):
-        await asyncio.sleep(0)
+@dataclass(frozen=True, slots=True)
+class AgentOptions:
+    """What an agent (subentry) asks the server for."""
+
+    model: str
+    temperature: float
+    max_tokens: int
+    tool_choice: ToolChoice
+    stream: bool
+
+    @classmethod
+    def from_subentry(cls, data: Mapping[str, Any]) -> AgentOptions:
+        """Read the settings, falling back to the defaults."""
+        return cls(
+            model=str(data.get(CONF_MODEL, DEFAULT_MODEL)),
+            temperature=float(data.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE)),
+            max_tokens=int(data.get(CONF_MAX_TOKENS, DEFAULT_MAX_TOKENS)),
+            tool_choice=_TOOL_CHOICES.get(data.get(CONF_TOOL_CHOICE, ""), "auto"),
+            stream=bool(data.get(CONF_STREAM, DEFAULT_STREAM)),
+        )
+
+
+@dataclass(slots=True)
+class _Turn:
+    """What the rounds of one turn share."""
+
+    options: AgentOptions
+    conversation_id: str
+    messages: list[ChatCompletionMessageParam]
+    tools: list[ChatCompletionFunctionToolParam] = field(default_factory=list)
+    schemas: ToolSchemas = field(default_factory=dict)
+    seen_calls: set[str] = field(default_factory=set)
+
+    def reply(self, *, closing: bool) -> CompletionStream:
+        """A new reply to read; on the closing request its calls never run."""
+        return CompletionStream(
+            self.schemas,
+            self.seen_calls,
+            run_calls=bool(self.tools) and not closing,
+            after_tool_results=bool(self.seen_calls),
+        )
+
+    def params(self, *, closing: bool) -> CompletionCreateParamsBase:
+        """The request of one round."""
+        params = CompletionCreateParamsBase(
+            model=self.options.model,
+            messages=self.messages,
+            temperature=self.options.temperature,
+            max_tokens=self.options.max_tokens,
+            user=self.conversation_id,
+        )
+        if self.tools:
+            params["tools"] = self.tools
+            params["tool_choice"] = "none" if closing else self.options.tool_choice
+        if closing and self.seen_calls:
+            # Servers without a tool parser ignore `tool_choice: none`; small
+            # models then repeat the call instead of answering. Saying so
+            # plainly makes them answer from the results (measured with
+            # Qwen2.5-0.5B: 0/10 -> 10/10 weather answers). Not stored.
+            params["messages"] = [*self.messages, system_message(CLOSING_NUDGE)]
+        return params
 
 
 def _last_tool_result(chat_log: conversation.ChatLog) -> dict[str, str] | None:
@@ -105,77 +171,101 @@ class HttpToolsAgentEntity(Entity):
         """Run the tool loop until the model answers."""
         token = current_agent_id.set(self.entity_id)
         try:
-            await self._async_run_rounds(chat_log, language)
+            await self._async_run_turn(chat_log, language)
         finally:
             current_agent_id.reset(token)
 
-    async def _async_run_rounds(
+    async def _async_run_turn(
         self, chat_log: conversation.ChatLog, language: str | None
     ) -> None:
-        runtime = self.entry.runtime_data
-        options = self.subentry.data
-        stream = bool(options.get(CONF_STREAM, DEFAULT_STREAM))
-        tools: list[dict[str, Any]] = []
-        schemas: dict[str, dict[str, Any]] = {}
+        turn = _Turn(
+            AgentOptions.from_subentry(self.subentry.data),
+            chat_log.conversation_id,
+            chat_messages(chat_log.content),
+        )
         if chat_log.llm_api is not None:
-            tools, schemas = openai_tools(chat_log.llm_api)
-        tool_choice = options.get(CONF_TOOL_CHOICE, DEFAULT_TOOL_CHOICE)
-        request: dict[str, Any] = {
-            "model": options.get(CONF_MODEL, DEFAULT_MODEL),
-            "temperature": float(options.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE)),
-            "max_tokens": int(options.get(CONF_MAX_TOKENS, DEFAULT_MAX_TOKENS)),
-            "user": chat_log.conversation_id,
-        }
-        messages = to_openai_messages(chat_log)
-        seen_calls: set[str] = set()
-        max_rounds = runtime.settings.max_tool_iterations
-
-        round_number = 0
-        for round_number in range(max_rounds + 1):
-            closing = round_number == max_rounds
-            if tools:
-                request["tools"] = tools
-                request["tool_choice"] = "none" if closing else tool_choice
-            transformer = RoundTransformer(
-                schemas,
-                seen_calls,
-                run_calls=bool(tools) and not closing,
-                after_tool_results=bool(seen_calls),
-            )
-            sent = messages
-            if closing and seen_calls:
-                # Servers without a tool parser ignore `tool_choice: none`;
-                # small models then repeat the call instead of answering.
-                # Saying so plainly makes them answer from the results
-                # (measured with Qwen2.5-0.5B: 0/10 -> 10/10 weather answers).
-                sent = [*messages, {"role": "system", "content": CLOSING_NUDGE}]
-            async for content in chat_log.async_add_delta_content_stream(
-                self.entity_id,
-                self._async_round(
-                    runtime.client, {**request, "messages": sent}, stream, transformer
-                ),
-            ):
-                if (message := to_openai_message(content)) is not None:
-                    messages.append(message)
-            if transformer.calls:
-                # Results (or errors) are in the log: the model reads them next.
+            turn.tools, turn.schemas = chat_tools(chat_log.llm_api)
+        rounds = self.entry.runtime_data.settings.max_tool_iterations
+        exhausted = True
+        for _ in range(rounds):
+            reply = await self._async_ask(chat_log, turn)
+            if reply.calls:
+                # Their results (or errors) are in the chat log: the model
+                # reads them next. (A reply that only repeated a call adds
+                # nothing, leaving the earlier results unanswered in the log.)
                 continue
-            if seen_calls and not transformer.text.strip() and not closing:
+            exhausted = False
+            if turn.seen_calls and not reply.text.strip():
                 # Tools ran, but this reply only repeated a call or echoed a
                 # result: the results are in, so ask plainly for the answer.
-                LOGGER.debug("No answer after the tool results; asking for it")
-                max_rounds = round_number + 1
-                continue
+                await self._async_ask_closing(chat_log, turn)
             break
+        if exhausted:
+            await self._async_ask_closing(chat_log, turn)
+        await self._async_answer_if_silent(
+            chat_log, language, rounds if exhausted else None
+        )
 
+    async def _async_ask(
+        self,
+        chat_log: conversation.ChatLog,
+        turn: _Turn,
+        *,
+        closing: bool = False,
+        stream: bool | None = None,
+    ) -> CompletionStream:
+        """Ask the model once; the chat log runs the calls of its reply."""
+        reply = turn.reply(closing=closing)
+        stream = turn.options.stream if stream is None else stream
+        client = self.entry.runtime_data.client
+        params = turn.params(closing=closing)
+        await self._async_add(
+            chat_log, turn, reply.async_run(client, params, stream=stream)
+        )
+        if stream and reply.empty and reply.run_calls:
+            return await self._async_reask_unstreamed(chat_log, turn)
+        return reply
+
+    async def _async_reask_unstreamed(
+        self, chat_log: conversation.ChatLog, turn: _Turn
+    ) -> CompletionStream:
+        """Ask again without streaming: some servers' tool parsers swallow a
+        call on the streaming path and send an empty reply (guide, section 5).
+        """
+        LOGGER.debug("Streamed reply came back empty; asking again")
+        return await self._async_ask(chat_log, turn, stream=False)
+
+    async def _async_ask_closing(
+        self, chat_log: conversation.ChatLog, turn: _Turn
+    ) -> CompletionStream:
+        """Ask for the answer from the tool results, with no calls allowed."""
+        LOGGER.debug("Asking for the answer from the tool results")
+        return await self._async_ask(chat_log, turn, closing=True)
+
+    async def _async_add(
+        self, chat_log: conversation.ChatLog, turn: _Turn, deltas: AsyncGenerator[Delta]
+    ) -> None:
+        """Stream a reply into the chat log; keep the messages in step with it."""
+        async for content in chat_log.async_add_delta_content_stream(
+            self.entity_id, deltas
+        ):
+            if (message := chat_message(content)) is not None:
+                turn.messages.append(message)
+
+    async def _async_answer_if_silent(
+        self,
+        chat_log: conversation.ChatLog,
+        language: str | None,
+        exhausted_rounds: int | None,
+    ) -> None:
+        """Never leave the user with silence: say what happened."""
         last = chat_log.content[-1]
         if isinstance(last, conversation.AssistantContent) and (
             last.content and last.content.strip()
         ):
             return
-        # Never leave the user with silence: say what happened.
-        placeholders = {"rounds": str(runtime.settings.max_tool_iterations)}
-        if round_number >= runtime.settings.max_tool_iterations:
+        placeholders = {"rounds": str(exhausted_rounds)}
+        if exhausted_rounds is not None:
             key = "rounds_exhausted"
         elif (result := _last_tool_result(chat_log)) is not None:
             # A weak model that ran a tool but could not put the result into
@@ -188,44 +278,3 @@ class HttpToolsAgentEntity(Entity):
         chat_log.async_add_assistant_content_without_tools(
             conversation.AssistantContent(agent_id=self.entity_id, content=text)
         )
-
-    async def _async_round(
-        self,
-        client: openai.AsyncOpenAI,
-        request: dict[str, Any],
-        stream: bool,
-        transformer: RoundTransformer,
-    ) -> AsyncGenerator[Delta]:
-        """Ask the model once and yield what it says as chat log deltas."""
-        create = cast(Callable[..., Awaitable[Any]], client.chat.completions.create)
-        yield {"role": "assistant"}
-        with llm_error_handler():
-            if stream:
-                # `async with` closes the stream even when the turn is cut
-                # short, so no response is left open.
-                async with await create(**request, stream=True) as response:
-                    async for chunk in response:
-                        for delta in transformer.chunk(chunk):
-                            yield delta
-                await _async_settle_stream()
-                for delta in transformer.finish():
-                    yield delta
-                if transformer.empty and transformer.run_calls:
-                    LOGGER.debug("Streamed round came back empty; asking again")
-                    transformer.restart_text()
-                    stream = False
-            if not stream:
-                completion = await create(**request, stream=False)
-                if not hasattr(completion, "choices"):
-                    # An HTML page or other text where JSON was expected.
-                    raise MalformedResponse
-                choice = completion.choices[0] if completion.choices else None
-                if choice is not None:
-                    for delta in transformer.message(
-                        choice.message, choice.finish_reason
-                    ):
-                        yield delta
-                for delta in transformer.finish():
-                    yield delta
-        for delta in transformer.closing_deltas():
-            yield delta

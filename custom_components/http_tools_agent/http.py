@@ -17,34 +17,32 @@ file and the `set_tools` service. Answers:
 from __future__ import annotations
 
 from http import HTTPStatus
-from typing import TYPE_CHECKING
 
 from aiohttp import web
 from homeassistant.auth.models import User
 from homeassistant.const import ATTR_CONFIG_ENTRY_ID
+from homeassistant.exceptions import ServiceValidationError
 from homeassistant.helpers.http import KEY_HASS, HomeAssistantView
 
 from .const import DOMAIN, LOGGER
 from .engine.definitions import ToolDefinitionError
 from .redact import redact_tools
-from .services import (
-    EntryLookupError,
-    EntryProblem,
-    NoDefinitionError,
-    parse_tools_input,
-    resolve_entry,
-)
-
-if TYPE_CHECKING:
-    from . import HttpToolsConfigEntry
+from .runtime import HttpToolsConfigEntry
+from .services import NoDefinitionError, parse_tools_input, resolve_entry
 
 TOOLS_URL = f"/api/{DOMAIN}/tools"
 
-_ENTRY_STATUS = {
-    EntryProblem.NOT_FOUND: HTTPStatus.NOT_FOUND,
-    EntryProblem.NOT_LOADED: HTTPStatus.SERVICE_UNAVAILABLE,
-    EntryProblem.NONE_LOADED: HTTPStatus.SERVICE_UNAVAILABLE,
-    EntryProblem.AMBIGUOUS: HTTPStatus.BAD_REQUEST,
+# Home Assistant's reasons for not finding the entry -> status and a hint.
+_UNAVAILABLE = (HTTPStatus.SERVICE_UNAVAILABLE, "tools are unavailable")
+_ENTRY_ERRORS = {
+    "service_config_entry_not_found": (HTTPStatus.NOT_FOUND, ""),
+    "service_config_entry_wrong_domain": (HTTPStatus.NOT_FOUND, ""),
+    "service_config_entry_not_loaded": _UNAVAILABLE,
+    "service_found_no_config_entry_for_domain": _UNAVAILABLE,
+    "service_found_multiple_config_entry_for_domain": (
+        HTTPStatus.BAD_REQUEST,
+        "pass config_entry_id to pick one",
+    ),
 }
 
 
@@ -62,15 +60,19 @@ class HttpToolsView(HomeAssistantView):
         hass = request.app[KEY_HASS]
         try:
             return resolve_entry(hass, request.query.get(ATTR_CONFIG_ENTRY_ID))
-        except EntryLookupError as err:
-            return self._error(_ENTRY_STATUS[err.problem], str(err))
+        except ServiceValidationError as err:
+            status, hint = _ENTRY_ERRORS.get(
+                err.translation_key or "", (HTTPStatus.BAD_REQUEST, "")
+            )
+            message = f"{str(err).rstrip('.')}: {hint}" if hint else str(err)
+            return self._error(status, message)
 
     async def get(self, request: web.Request) -> web.Response:
         """Return the active tools and their source."""
         entry = self._entry(request)
         if isinstance(entry, web.Response):
             return entry
-        body = entry.runtime_data.store.active.as_response()
+        body = entry.runtime_data.tools.active.as_response()
         user: User = request["hass_user"]
         if not user.is_admin:
             # Header values and URL credentials are for administrators only.
@@ -92,7 +94,7 @@ class HttpToolsView(HomeAssistantView):
             definitions = parse_tools_input(body)
         except (ToolDefinitionError, NoDefinitionError) as err:
             return self._error(HTTPStatus.BAD_REQUEST, str(err))
-        active = entry.runtime_data.store.set_override(definitions)
+        active = entry.runtime_data.tools.set_override(definitions)
         LOGGER.info(
             "Tools of %s replaced through the HTTP API: %s",
             entry.title,

@@ -4,13 +4,9 @@ from __future__ import annotations
 
 from contextvars import ContextVar
 from dataclasses import dataclass
-import time
-from typing import TYPE_CHECKING, Any, override
+from typing import Any, override
 
-from homeassistant.components.conversation import (
-    chat_log as ha_chat_log,
-    trace as conversation_trace,
-)
+from homeassistant.components.conversation import chat_log as ha_chat_log
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
@@ -19,15 +15,19 @@ import probatio
 from .const import DOMAIN, EVENT_TOOL_CALL, LOGGER
 from .engine.definitions import ToolDefinition
 from .engine.executor import ToolRunResult, run_tool
+from .redact import REDACTED
+from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
 
-if TYPE_CHECKING:
-    from . import HttpToolsConfigEntry
-    from .runtime import HttpToolsRuntime
-
-REDACTED = "**REDACTED**"
 API_NAME = "HTTP Tools"
+API_PROMPT = (
+    "Call a tool whenever the request needs data or an action it provides; "
+    "answer from the tool's result."
+)
 RESULT_KEY = "result"
-ASYNC_PROCESS = conversation_trace.ConversationTraceEventType.ASYNC_PROCESS
+
+# Methods that only read: a tool using them changes nothing on its server.
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+IDEMPOTENT_METHODS = SAFE_METHODS | {"PUT", "DELETE"}
 
 # The agent entity running the current turn: set by our agents, inherited by
 # the tool tasks the chat log starts.
@@ -54,6 +54,16 @@ def _probatio_schema(parameters: dict[str, Any]) -> probatio.Schema:
         return probatio.Schema({}, extra=probatio.ALLOW_EXTRA)
 
 
+def tool_annotations(method: str) -> llm.ToolAnnotations:
+    """Describe what a request with `method` does to its server."""
+    read_only = method in SAFE_METHODS
+    return llm.ToolAnnotations(
+        read_only=read_only,
+        destructive=not read_only and method in ("DELETE", "PUT"),
+        idempotent=method in IDEMPOTENT_METHODS,
+    )
+
+
 def redact_arguments(
     definition: ToolDefinition, arguments: dict[str, Any]
 ) -> dict[str, Any]:
@@ -70,6 +80,7 @@ class HttpTool(llm.Tool):
         self.name = definition.name
         self.description = definition.description or None
         self.parameters = _probatio_schema(definition.parameters)
+        self.annotations = tool_annotations(definition.method)
         self.integration = DOMAIN
         self.definition = definition
         # Captured for the turn: a reload during the turn must not change
@@ -86,7 +97,6 @@ class HttpTool(llm.Tool):
         """Run the HTTP request; failures are text the model can read."""
         runtime = self._runtime
         settings = runtime.settings
-        started = time.monotonic()
         result = await run_tool(
             async_get_clientsession(hass),
             {self.definition.name: self.definition},
@@ -96,33 +106,21 @@ class HttpTool(llm.Tool):
             max_chars=settings.tool_result_max_chars,
         )
         runtime.record_run(result)
-        _fire_tool_event(
-            hass, self.definition, tool_input, llm_context, result, started
-        )
+        _fire_tool_event(hass, self.definition, tool_input, llm_context, result)
         return llm.ToolResult(data={RESULT_KEY: result.text}, error=not result.ok)
 
 
 def _turn_agent_id(chat_log: ha_chat_log.ChatLog | None) -> str | None:
     """Return the agent whose turn runs the tool.
 
-    Our agents say so through `current_agent_id`. For other agents: tools start while the model's answer still streams, before the chat log
-    stores that answer (with its agent id), so the first round of a turn has
-    no answer to read yet. The turn's conversation trace (opened by
-    `conversation.async_converse`, which Assist pipelines use) names the agent;
-    the last stored answer is the fallback.
+    Our agents say so through `current_agent_id`. Another agent's tools start
+    while its answer still streams, before the chat log stores that answer
+    (with its agent id): its latest stored answer names it from the second
+    round or turn on; before that it is unknown (the event's `platform` still
+    names the agent's integration).
     """
     if agent_id := current_agent_id.get():
         return agent_id
-    # Another agent uses our tools. Its trace is private to the conversation
-    # integration: read defensively.
-    current = getattr(conversation_trace, "_current_trace", None)
-    trace = current.get() if current is not None else None
-    for event in getattr(trace, "_events", None) or ():
-        data = getattr(event, "data", None) or {}
-        if getattr(event, "event_type", None) == ASYNC_PROCESS and isinstance(
-            agent_id := data.get("agent_id"), str
-        ):
-            return agent_id
     if chat_log is not None:
         for content in reversed(chat_log.content):
             if content.role == "assistant":
@@ -136,11 +134,9 @@ def _fire_tool_event(
     tool_input: llm.ToolInput,
     llm_context: llm.LLMContext,
     result: ToolRunResult,
-    started: float,
 ) -> None:
     """Tell automations and the logbook that a tool ran."""
     chat_log = ha_chat_log.current_chat_log.get()
-    agent_id = _turn_agent_id(chat_log)
     hass.bus.async_fire(
         EVENT_TOOL_CALL,
         {
@@ -149,10 +145,11 @@ def _fire_tool_event(
             "method": result.method,
             "status": result.status,
             "ok": result.ok,
-            "duration": round(result.duration or (time.monotonic() - started), 3),
+            "duration": round(result.duration, 3),
             "truncated": result.truncated,
             "conversation_id": chat_log.conversation_id if chat_log else None,
-            "agent_id": agent_id,
+            "agent_id": _turn_agent_id(chat_log),
+            "platform": llm_context.platform,
             "device_id": llm_context.device_id,
         },
         context=llm_context.context,
@@ -165,24 +162,30 @@ class HttpToolsAPI(llm.API):
 
     entry: HttpToolsConfigEntry
 
+    @classmethod
+    def for_entry(
+        cls, hass: HomeAssistant, entry: HttpToolsConfigEntry
+    ) -> HttpToolsAPI:
+        """Return the API of an entry (its id stays stable across reloads)."""
+        return cls(
+            hass=hass,
+            id=api_id_for(entry.unique_id or entry.entry_id),
+            name=API_NAME,
+            entry=entry,
+        )
+
     @override
     async def async_get_api_instance(
         self, llm_context: llm.LLMContext
     ) -> llm.APIInstance:
         """Snapshot the active tools for one turn."""
         runtime = self.entry.runtime_data
-        store = runtime.store
         tools: list[llm.Tool] = []
-        if store.enabled:
-            tools = [HttpTool(d, runtime) for d in store.active.tools]
+        if runtime.tools.enabled:
+            tools = [HttpTool(d, runtime) for d in runtime.tools.active.tools]
         return llm.APIInstance(
             api=self,
-            api_prompt=(
-                "Call a tool whenever the request needs data or an action it "
-                "provides; answer from the tool's result."
-                if tools
-                else ""
-            ),
+            api_prompt=API_PROMPT if tools else "",
             llm_context=llm_context,
             tools=tools,
         )

@@ -44,7 +44,7 @@ from .const import (
     TOOLS_ENABLED_CHOICES,
 )
 from .engine.definitions import ToolDefinitionError, parse_tools_json
-from .tools_config import read_tools_file, resolve_tools_file
+from .tools import ToolsFileError, async_read_tools_file
 
 EXAMPLE_FILE = Path(__file__).parent / "tools.example.json"
 
@@ -205,7 +205,7 @@ class HttpToolsOptionsFlow(OptionsFlow):
         placeholders["file_error"] = ""
         entry = self.config_entry
         if entry.state is ConfigEntryState.LOADED:
-            active = entry.runtime_data.store.active
+            active = entry.runtime_data.tools.active
             placeholders["source"] = active.source
             placeholders["count"] = str(len(active.tools))
             if active.tools:
@@ -228,21 +228,11 @@ class HttpToolsOptionsFlow(OptionsFlow):
 
         tools_file = str(user_input.get(CONF_TOOLS_FILE) or "").strip()
         if tools_file:
-            path = resolve_tools_file(self.hass, tools_file)
             try:
-                await self.hass.async_add_executor_job(read_tools_file, path)
-            except FileNotFoundError:
-                errors[CONF_TOOLS_FILE] = "tools_file_not_found"
-                placeholders["file_error"] = str(path)
-            except OSError as err:
-                errors[CONF_TOOLS_FILE] = "tools_file_unreadable"
-                placeholders["file_error"] = f"{path}: {err.strerror or err}"
-            except ToolDefinitionError as err:
-                errors[CONF_TOOLS_FILE] = "tools_file_invalid"
-                placeholders["file_error"] = str(err)
-            except ValueError as err:  # e.g. a NUL character in the path
-                errors[CONF_TOOLS_FILE] = "tools_file_unreadable"
-                placeholders["file_error"] = f"{tools_file!r}: {err}"
+                await async_read_tools_file(self.hass, tools_file)
+            except ToolsFileError as err:
+                errors[CONF_TOOLS_FILE] = err.reason
+                placeholders["file_error"] = err.detail
         if errors:
             return None
         return {

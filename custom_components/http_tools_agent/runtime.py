@@ -1,12 +1,14 @@
-"""What a loaded entry holds at runtime (its `runtime_data`)."""
+"""The typed config entry and what a loaded entry holds (its `runtime_data`)."""
 
 from __future__ import annotations
 
 from collections import deque
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
 from typing import Any
 
+from homeassistant.config_entries import ConfigEntry
 from homeassistant.util import dt as dt_util
 import openai
 
@@ -19,9 +21,11 @@ from .const import (
     DEFAULT_TOOL_TIMEOUT,
 )
 from .engine.executor import ToolRunResult
-from .store import ToolStore
+from .tools import EntryTools
 
-# How many recent tool failures diagnostics keep.
+type HttpToolsConfigEntry = ConfigEntry[HttpToolsRuntime]
+
+# How many recent failures diagnostics keep.
 MAX_RECENT_ERRORS = 10
 
 
@@ -34,7 +38,7 @@ class ToolSettings:
     tool_result_max_chars: int = DEFAULT_TOOL_RESULT_MAX_CHARS
 
     @classmethod
-    def from_options(cls, options: dict[str, Any]) -> ToolSettings:
+    def from_options(cls, options: Mapping[str, Any]) -> ToolSettings:
         """Read the settings, falling back to the defaults."""
         return cls(
             max_tool_iterations=int(
@@ -61,7 +65,7 @@ class HttpToolsRuntime:
     """Runtime data of one config entry."""
 
     client: openai.AsyncOpenAI
-    store: ToolStore
+    tools: EntryTools
     settings: ToolSettings
     recent_errors: deque[RecentError] = field(
         default_factory=lambda: deque(maxlen=MAX_RECENT_ERRORS)

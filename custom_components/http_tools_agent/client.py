@@ -1,16 +1,23 @@
-"""Checks of an OpenAI-compatible server for the config flows."""
+"""The openai client of an entry and the checks of its server."""
 
 from __future__ import annotations
 
-from typing import Any
+from collections.abc import Mapping
+from typing import Any, cast
 
+from homeassistant.const import CONF_API_KEY
 from homeassistant.core import HomeAssistant
+from homeassistant.helpers.httpx_client import get_async_client
 import httpx
 import httpx2
 import openai
 from yarl import URL
 
-from .const import CONF_BASE_URL, SERVER_CHECK_TIMEOUT
+from .const import CONF_BASE_URL, PLACEHOLDER_API_KEY, SERVER_CHECK_TIMEOUT
+
+# A local model on a CPU can take a while; a voice user should not wait for
+# ten minutes (the SDK default) before hearing an error.
+LLM_REQUEST_TIMEOUT = 120.0
 
 
 class ServerCheckError(Exception):
@@ -20,6 +27,25 @@ class ServerCheckError(Exception):
         """Store the reason."""
         super().__init__(reason)
         self.reason = reason
+
+
+async def async_create_client(
+    hass: HomeAssistant, data: Mapping[str, Any]
+) -> openai.AsyncOpenAI:
+    """Create the OpenAI SDK client for an entry's server."""
+    client = openai.AsyncOpenAI(
+        api_key=data.get(CONF_API_KEY) or PLACEHOLDER_API_KEY,
+        base_url=data[CONF_BASE_URL],
+        timeout=LLM_REQUEST_TIMEOUT,
+        # One retry covers a dropped keep-alive connection; more would keep a
+        # voice user waiting on a server that is down.
+        max_retries=1,
+        # HA's shared client is an httpx client the SDK drives as its own.
+        http_client=cast(Any, get_async_client(hass)),
+    )
+    # Reads platform details from disk once; keep that off the event loop.
+    await hass.async_add_executor_job(client.platform_headers)
+    return client
 
 
 async def async_list_models(client: openai.AsyncOpenAI) -> list[str]:
@@ -43,10 +69,8 @@ async def async_list_models(client: openai.AsyncOpenAI) -> list[str]:
     return [m for m in models if isinstance(m, str)]
 
 
-async def async_check_server(hass: HomeAssistant, data: dict[str, Any]) -> list[str]:
+async def async_check_server(hass: HomeAssistant, data: Mapping[str, Any]) -> list[str]:
     """Connect with entry data and list the models."""
-    from . import async_create_client  # noqa: PLC0415 - avoid an import cycle
-
     try:
         url = URL(data[CONF_BASE_URL])
         valid = url.scheme in ("http", "https") and bool(url.host)

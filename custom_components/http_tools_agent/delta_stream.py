@@ -1,15 +1,18 @@
-"""One completion (streamed chunks or a whole message) -> chat log deltas.
+"""One completion of the model (streamed or not) -> chat log deltas.
 
 Text goes through the engine's text-call filter, so call markup and thinking
 never reach the speaker; structured `tool_calls` deltas are assembled by
 index. Calls the agent cannot run (unknown tool, unreadable arguments or
 markup) become external calls answered with an `Error: …` result, so the
 model reads what went wrong in the standard round trip and can retry.
+Afterwards the object tells what the reply held: `text`, `calls`, `empty`,
+`finish_reason`.
 """
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
 import json
 from typing import Any
@@ -20,15 +23,24 @@ from homeassistant.components.conversation import (
 )
 from homeassistant.helpers import llm
 from homeassistant.util.ulid import ulid_now
+import openai
+from openai.types.chat import ChatCompletion, ChatCompletionChunk
+from openai.types.chat.chat_completion_chunk import ChoiceDeltaToolCall
+from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
-from .engine.textcalls import FilterOutput, TextCallFilter, ToolSet
-from .errors import MalformedResponse
+from .engine.textcalls import FilterOutput, TextCallFilter, ToolSet as ToolNames
+from .errors import MalformedResponse, llm_error_handler
 from .llm_api import RESULT_KEY
 
 type Delta = AssistantContentDeltaDict | ToolResultContentDeltaDict
 
 # Name used for call markup that could not be read at all.
 UNREADABLE_CALL = "invalid_tool_call"
+
+# The SDK stops reading at `[DONE]` and leaves its SSE generators (nine
+# nested ones down to the HTTP connection) to the garbage collector, which
+# closes them one task after the other.
+_MAX_GENERATOR_CHAIN = 16
 
 
 def call_key(name: str, arguments: Mapping[str, Any]) -> str:
@@ -37,6 +49,43 @@ def call_key(name: str, arguments: Mapping[str, Any]) -> str:
         return name + json.dumps(arguments, sort_keys=True, default=str)
     except ValueError, RecursionError:
         return f"{name}#{id(arguments)}"  # pathological arguments: never equal
+
+
+def _closing_generators() -> set[asyncio.Task[Any]]:
+    return {
+        task
+        for task in asyncio.all_tasks()
+        if not task.done()
+        and type(task.get_coro()).__name__ == "async_generator_athrow"
+    }
+
+
+async def _async_let_generators_close() -> None:
+    """Run the chain of the stream's generator-closing tasks to its end.
+
+    A turn that returns before them leaves tasks behind that close an HTTP
+    connection later (Home Assistant's tests fail such a turn).
+    """
+    for _ in range(_MAX_GENERATOR_CHAIN):
+        await asyncio.sleep(0)
+        if not (closing := _closing_generators()):
+            return
+        await asyncio.wait(closing, timeout=1)
+
+
+def _is_sdk_model(value: object) -> bool:
+    """Whether the SDK parsed an object (an HTML page or `data: "x"` is text)."""
+    return not isinstance(value, (str, bytes)) and hasattr(value, "model_extra")
+
+
+def _reasoning(obj: object) -> str | None:
+    """Return reasoning text from the fields servers use for it."""
+    extra = getattr(obj, "model_extra", None) or {}
+    for key in ("reasoning_content", "reasoning"):
+        value = extra.get(key)
+        if isinstance(value, str) and value:
+            return value
+    return None
 
 
 @dataclass(slots=True)
@@ -49,18 +98,19 @@ class _PartialCall:
 
 
 @dataclass(slots=True)
-class RoundTransformer:
-    """Convert one model response into chat log deltas.
+class CompletionStream:
+    """One model reply: asks the server, yields chat log deltas, remembers.
 
-    `run_calls` is False on the closing round (tools offered with
+    `run_calls` is False on the closing request (tools offered with
     `tool_choice: none`): calls are still recognised, so their markup stays
-    hidden, but they are dropped.
+    hidden, but they are dropped. `seen_calls` is shared by a turn's rounds:
+    a call repeated with the same arguments is not run again.
     """
 
     tool_schemas: Mapping[str, Mapping[str, Any]]
     seen_calls: set[str]
     run_calls: bool = True
-    # The round answers tool results: JSON echoing them is not speech.
+    # The reply answers tool results: JSON echoing them is not speech.
     after_tool_results: bool = False
     text: str = ""
     thinking: str = ""
@@ -70,7 +120,7 @@ class RoundTransformer:
     _filter: TextCallFilter = field(init=False)
     # Resolves written names as the text filter does (HA namespaces merged
     # APIs' tools, `http-tools__get_weather`; models drop the prefix).
-    _names: ToolSet = field(init=False)
+    _names: ToolNames = field(init=False)
     # Calls being assembled, in arrival order; `_slots` maps the server's
     # `index` to the call it is currently filling.
     _partial: dict[int, _PartialCall] = field(default_factory=dict)
@@ -78,15 +128,15 @@ class RoundTransformer:
     _unrunnable_calls: list[tuple[llm.ToolInput, str]] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        """Start the text filter for this round."""
-        self._names = ToolSet(self.tool_schemas)
+        """Start the text filter for this reply."""
+        self._names = ToolNames(self.tool_schemas)
         self._filter = TextCallFilter(
             self.tool_schemas, after_tool_results=self.after_tool_results
         )
 
     @property
     def empty(self) -> bool:
-        """Return whether the round came back with nothing at all.
+        """Return whether the reply held nothing at all.
 
         Thinking (or an echoed result) is something: the server did not
         swallow the reply, so asking again without streaming would not help.
@@ -98,20 +148,43 @@ class RoundTransformer:
             and not self.repeats
         )
 
-    def restart_text(self) -> None:
-        """Start a fresh text filter (before asking again without streaming)."""
-        self._filter = TextCallFilter(
-            self.tool_schemas, after_tool_results=self.after_tool_results
-        )
+    async def async_run(
+        self,
+        client: openai.AsyncOpenAI,
+        params: CompletionCreateParamsBase,
+        *,
+        stream: bool,
+    ) -> AsyncGenerator[Delta]:
+        """Ask the model once and yield what it says as chat log deltas."""
+        yield {"role": "assistant"}
+        with llm_error_handler():
+            if stream:
+                # `async with` closes the stream even when the turn is cut
+                # short, so no response is left open.
+                async with await client.chat.completions.create(
+                    **params, stream=True
+                ) as response:
+                    async for chunk in response:
+                        for delta in self._chunk(chunk):
+                            yield delta
+                await _async_let_generators_close()
+            else:
+                completion = await client.chat.completions.create(
+                    **params, stream=False
+                )
+                for delta in self._completion(completion):
+                    yield delta
+            for delta in self._finish():
+                yield delta
+        for delta in self._unrunnable_deltas():
+            yield delta
 
-    def chunk(self, chunk: Any) -> list[Delta]:
-        """Handle one `ChatCompletionChunk`."""
-        if isinstance(chunk, (str, bytes)) or not hasattr(chunk, "model_extra"):
-            # `data: "text"` or another non-object: not an OpenAI chunk.
+    def _chunk(self, chunk: ChatCompletionChunk) -> list[Delta]:
+        if not _is_sdk_model(chunk):
             raise MalformedResponse
         deltas: list[Delta] = []
-        for choice in getattr(chunk, "choices", None) or ():
-            if getattr(choice, "index", 0) not in (0, None):
+        for choice in chunk.choices or ():
+            if choice.index not in (0, None):
                 continue
             delta = choice.delta
             if delta is not None:
@@ -129,9 +202,14 @@ class RoundTransformer:
                 deltas.extend(self._flush_partials())
         return deltas
 
-    def message(self, message: Any, finish_reason: str | None) -> list[Delta]:
-        """Handle a whole (non-streamed) `ChatCompletionMessage`."""
-        self.finish_reason = finish_reason
+    def _completion(self, completion: ChatCompletion) -> list[Delta]:
+        if not _is_sdk_model(completion):
+            raise MalformedResponse
+        if not completion.choices:
+            return []
+        choice = completion.choices[0]
+        message = choice.message
+        self.finish_reason = choice.finish_reason
         deltas: list[Delta] = []
         if reasoning := _reasoning(message):
             self.thinking += reasoning
@@ -148,17 +226,17 @@ class RoundTransformer:
         deltas.extend(self._flush_partials())
         return deltas
 
-    def finish(self) -> list[Delta]:
-        """End of the response: flush held text and unfinished calls."""
+    def _finish(self) -> list[Delta]:
+        """End of the reply: flush held text and unfinished calls."""
         deltas = self._filtered(self._filter.finish())
         deltas.extend(self._flush_partials())
         return deltas
 
-    def closing_deltas(self) -> list[Delta]:
+    def _unrunnable_deltas(self) -> list[Delta]:
         """Return the calls that could not run, then their `Error: …` results.
 
         They are external calls of the assistant message, answered right
-        after it, so the model reads what went wrong and can retry. A round
+        after it, so the model reads what went wrong and can retry. A reply
         that only repeated earlier calls drops them: a reply cut off while
         repeating a call is no new attempt.
         """
@@ -192,7 +270,7 @@ class RoundTransformer:
             deltas.extend(self._unrunnable(UNREADABLE_CALL, {}, problem))
         return deltas
 
-    def _add_partial(self, tool_call: Any) -> None:
+    def _add_partial(self, tool_call: ChoiceDeltaToolCall) -> None:
         index = tool_call.index if tool_call.index is not None else 0
         slot = self._slots.get(index)
         partial = self._partial.get(slot) if slot is not None else None
@@ -216,32 +294,21 @@ class RoundTransformer:
         deltas: list[Delta] = []
         for index in sorted(self._partial):
             partial = self._partial[index]
+            name = partial.name
             try:
                 arguments = json.loads(partial.arguments) if partial.arguments else {}
             except (json.JSONDecodeError, RecursionError) as err:
                 reason = err.msg if isinstance(err, json.JSONDecodeError) else str(err)
+                error = f"Error: invalid JSON arguments for tool '{name}': {reason}"
                 deltas.extend(
-                    self._unrunnable(
-                        partial.name or UNREADABLE_CALL,
-                        {},
-                        f"Error: invalid JSON arguments for tool "
-                        f"'{partial.name}': {reason}",
-                        partial.id,
-                    )
+                    self._unrunnable(name or UNREADABLE_CALL, {}, error, partial.id)
                 )
                 continue
             if not isinstance(arguments, dict):
-                deltas.extend(
-                    self._unrunnable(
-                        partial.name,
-                        {},
-                        f"Error: arguments for tool '{partial.name}' must be "
-                        "a JSON object",
-                        partial.id,
-                    )
-                )
+                error = f"Error: arguments for tool '{name}' must be a JSON object"
+                deltas.extend(self._unrunnable(name, {}, error, partial.id))
                 continue
-            deltas.extend(self._call(partial.name, arguments, partial.id))
+            deltas.extend(self._call(name, arguments, partial.id))
         self._partial.clear()
         self._slots.clear()
         return deltas
@@ -251,12 +318,8 @@ class RoundTransformer:
             return []
         resolved = self._names.resolve(name)
         if resolved is None:
-            return self._unrunnable(
-                name or UNREADABLE_CALL,
-                arguments,
-                f"Error: unknown tool '{name}'",
-                call_id,
-            )
+            error = f"Error: unknown tool '{name}'"
+            return self._unrunnable(name or UNREADABLE_CALL, arguments, error, call_id)
         key = call_key(resolved, arguments)
         if key in self.seen_calls:
             # Small models often repeat a call after its result: running it
@@ -265,17 +328,10 @@ class RoundTransformer:
             return []
         self.seen_calls.add(key)
         self.calls += 1
-        return [
-            {
-                "tool_calls": [
-                    llm.ToolInput(
-                        tool_name=resolved,
-                        tool_args=arguments,
-                        id=call_id or ulid_now(),
-                    )
-                ]
-            }
-        ]
+        tool_input = llm.ToolInput(
+            tool_name=resolved, tool_args=arguments, id=call_id or ulid_now()
+        )
+        return [{"tool_calls": [tool_input]}]
 
     def _unrunnable(
         self, name: str, arguments: dict[str, Any], error: str, call_id: str = ""
@@ -288,13 +344,3 @@ class RoundTransformer:
         )
         self._unrunnable_calls.append((tool_input, error))
         return []
-
-
-def _reasoning(obj: Any) -> str | None:
-    """Return reasoning text from the fields servers use for it."""
-    extra = getattr(obj, "model_extra", None) or {}
-    for key in ("reasoning_content", "reasoning"):
-        value = extra.get(key)
-        if isinstance(value, str) and value:
-            return value
-    return None
