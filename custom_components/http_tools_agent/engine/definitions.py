@@ -45,13 +45,17 @@ from collections.abc import Iterable, Mapping
 import copy
 from dataclasses import dataclass
 import difflib
-from functools import lru_cache
 import json
 import math
 import re
 from typing import Any
 
-from yarl import URL
+from .templates import (
+    PLACEHOLDER_NAME_RE,
+    parse_template,
+    parse_url_template,
+    template_placeholders,
+)
 
 DEFAULT_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 DEFAULT_METHOD = "POST"
@@ -68,8 +72,7 @@ KNOWN_FIELDS = (
     "timeout",
 )
 
-NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-PLACEHOLDER_NAME_RE = NAME_RE
+NAME_RE = PLACEHOLDER_NAME_RE  # tool names and placeholders: one rule
 # RFC 9110 section 5.6.2: token = 1*tchar
 TOKEN_RE = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 # Control characters forbidden in header values (HTAB is allowed).
@@ -79,119 +82,6 @@ HEADER_CONTROL_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 def is_valid_method(method: str) -> bool:
     """Return True when ``method`` is an RFC 9110 token (tchar only)."""
     return TOKEN_RE.fullmatch(method) is not None
-
-
-@dataclass(frozen=True, slots=True)
-class Placeholder:
-    """A ``{name}`` in a template."""
-
-    name: str
-
-
-type TemplatePart = str | Placeholder
-
-
-@lru_cache(maxsize=1024)
-def parse_template(text: str) -> tuple[TemplatePart, ...]:
-    """Split ``text`` into literal strings and placeholders.
-
-    ``{{`` and ``}}`` are literal braces. Raises ``ValueError`` on any other
-    brace that does not form a valid ``{name}``.
-    """
-    parts: list[TemplatePart] = []
-    literal: list[str] = []
-    i = 0
-    length = len(text)
-    while i < length:
-        char = text[i]
-        if char == "{":
-            if text.startswith("{{", i):
-                literal.append("{")
-                i += 2
-                continue
-            end = text.find("}", i + 1)
-            name = text[i + 1 : end] if end != -1 else ""
-            if end == -1 or PLACEHOLDER_NAME_RE.fullmatch(name) is None:
-                raise ValueError(
-                    f"invalid placeholder at position {i}: use {{name}} with "
-                    "letters, digits, '_' or '-', and write literal braces as "
-                    "'{{' and '}}'"
-                )
-            if literal:
-                parts.append("".join(literal))
-                literal = []
-            parts.append(Placeholder(name))
-            i = end + 1
-            continue
-        if char == "}":
-            if text.startswith("}}", i):
-                literal.append("}")
-                i += 2
-                continue
-            raise ValueError(
-                f"unmatched '}}' at position {i}: write a literal brace as '}}}}'"
-            )
-        literal.append(char)
-        i += 1
-    if literal:
-        parts.append("".join(literal))
-    return tuple(parts)
-
-
-def template_placeholders(text: str) -> frozenset[str]:
-    """Placeholder names used in ``text`` (empty when the template is invalid)."""
-    try:
-        parts = parse_template(text)
-    except ValueError:
-        return frozenset()
-    return frozenset(part.name for part in parts if isinstance(part, Placeholder))
-
-
-@dataclass(frozen=True, slots=True)
-class UrlTemplate:
-    """A URL template split into a fixed origin and a templated rest.
-
-    ``origin`` is ``scheme://authority`` (host IDNA-encoded); ``rest`` starts
-    with ``/``, ``?`` or ``#`` (or is empty) and holds every placeholder.
-    """
-
-    origin: str
-    rest: tuple[TemplatePart, ...]
-
-
-@lru_cache(maxsize=1024)
-def parse_url_template(url: str) -> UrlTemplate:
-    """Validate a URL template; raise ``ValueError`` with a readable reason."""
-    parts = parse_template(url)
-    head = parts[0] if parts and isinstance(parts[0], str) else ""
-    scheme, sep, after = head.partition("://")
-    if not sep:
-        raise ValueError("must be an absolute http or https URL")
-    if scheme.lower() not in ("http", "https"):
-        raise ValueError("must be an http or https URL")
-    cut = min((pos for pos in map(after.find, "/?#") if pos != -1), default=-1)
-    if cut == -1:
-        if len(parts) > 1:
-            raise ValueError(
-                "placeholders are only allowed in the path, query or fragment, "
-                "not in the scheme or host"
-            )
-        cut = len(after)
-    authority = after[:cut]
-    if any(ch.isspace() for ch in authority) or "\\" in authority:
-        raise ValueError("the host part contains invalid characters")
-    try:
-        parsed = URL(f"{scheme}://{authority}")
-        host = parsed.host
-        parsed.port  # noqa: B018  (validates the port)
-    except ValueError as err:
-        raise ValueError(f"is not a valid URL ({err})") from None
-    if not host:
-        raise ValueError("must include a host")
-    origin = f"{scheme.lower()}://{parsed.raw_authority}"
-    rest_head = after[cut:]
-    rest: tuple[TemplatePart, ...] = ((rest_head,) if rest_head else ()) + parts[1:]
-    return UrlTemplate(origin=origin, rest=rest)
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,17 +144,6 @@ class ToolDefinition:
             data["timeout"] = self.timeout
         return data
 
-    def openai_tool(self) -> dict[str, Any]:
-        """The OpenAI ``tools`` entry for this definition."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": copy.deepcopy(self.parameters),
-            },
-        }
-
     @property
     def placeholders(self) -> frozenset[str]:
         """Names used as placeholders in the URL and in header values."""
@@ -277,19 +156,6 @@ class ToolDefinition:
         for value in self.headers.values():
             names |= template_placeholders(value)
         return names
-
-    @property
-    def required(self) -> frozenset[str]:
-        """Names listed in ``parameters.required`` (strings only)."""
-        required = self.parameters.get("required")
-        if not isinstance(required, list):
-            return frozenset()
-        return frozenset(item for item in required if isinstance(item, str))
-
-
-def openai_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
-    """The OpenAI ``tools`` array for ``definitions``."""
-    return [definition.openai_tool() for definition in definitions]
 
 
 def _type_name(value: object) -> str:

@@ -51,15 +51,8 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from .definitions import (
-    HEADER_CONTROL_RE,
-    Placeholder,
-    TemplatePart,
-    ToolDefinition,
-    is_valid_method,
-    parse_template,
-    parse_url_template,
-)
+from .definitions import HEADER_CONTROL_RE, ToolDefinition, is_valid_method
+from .templates import Placeholder, TemplatePart, parse_template, parse_url_template
 
 QUERY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "DELETE"})
 JSON_CONTENT_TYPE = "application/json"
