@@ -18,9 +18,10 @@ Decisions where the guide is silent:
   sending a different request than its author meant.
 - JSON ``null`` for an optional field means "absent" (its default applies).
 - ``method``: any RFC 9110 token (tchar), upper-cased. An invalid method is
-  rejected at parse time (the admin sees it when saving); the executor still
-  checks it at run time and answers ``Error: invalid HTTP method '<m>' for
-  tool '<name>'`` for definitions constructed directly.
+  rejected at parse time (the admin sees it when saving); building the
+  request checks it again (:func:`http_method`, the one rule) and answers
+  ``Error: invalid HTTP method '<m>' for tool '<name>'`` for definitions
+  constructed directly.
 - ``timeout``: a number of seconds, ``0 < timeout <= 300``; absent means the
   caller's global default.
 - ``parameters``: an object with ``"type": "object"``; ``properties`` (an
@@ -79,9 +80,15 @@ TOKEN_RE = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
 HEADER_CONTROL_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
 
 
-def is_valid_method(method: str) -> bool:
-    """Return True when ``method`` is an RFC 9110 token (tchar only)."""
-    return TOKEN_RE.fullmatch(method) is not None
+def http_method(value: object) -> str | None:
+    """``value`` upper-cased when it is an HTTP method, else None.
+
+    Any RFC 9110 token (tchar only) is a method: servers define their own.
+    The one rule for parsing definitions and for building requests.
+    """
+    if isinstance(value, str) and TOKEN_RE.fullmatch(value) is not None:
+        return value.upper()
+    return None
 
 
 @dataclass(frozen=True, slots=True)
@@ -314,10 +321,10 @@ def _parse_method(raw: object, out: _Collector) -> str | None:
     if not isinstance(raw, str):
         out.add("method", f"must be a string, got {_type_name(raw)}")
         return None
-    if not is_valid_method(raw):
+    method = http_method(raw)
+    if method is None:
         out.add("method", f"'{raw}' is not a valid HTTP method (RFC 9110 token)")
-        return None
-    return raw.upper()
+    return method
 
 
 def _parse_headers(

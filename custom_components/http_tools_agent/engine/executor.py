@@ -3,13 +3,13 @@
 :func:`run_tool` never raises (except :class:`asyncio.CancelledError`): every
 failure becomes one of the guide's error texts (section 6)::
 
-    Error: unknown tool '<name>'
     Error: invalid HTTP method '<method>' for tool '<name>'
     Error: HTTP <status> — <body>
     Error: tool request failed: <error>
 
 plus the argument errors of :mod:`.requests` (``Error: missing required
-argument ...``, ``Error: invalid value for argument ...``).
+argument ...``, ``Error: invalid value for argument ...``). Finding the tool a
+call names is the caller's business (and so is ``Error: unknown tool``).
 
 Decisions where the guide is silent:
 
@@ -55,7 +55,7 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
-from .definitions import ToolDefinition, is_valid_method
+from .definitions import ToolDefinition, http_method
 from .requests import PreparedRequest, RequestBuildError, build_request
 
 DEFAULT_TIMEOUT = 15.0
@@ -229,15 +229,14 @@ def _describe(err: BaseException) -> str:
 
 async def run_tool(
     session: aiohttp.ClientSession,
-    tools: Mapping[str, ToolDefinition],
-    name: str,
+    definition: ToolDefinition,
     arguments: Mapping[str, Any],
     *,
     timeout: float = DEFAULT_TIMEOUT,  # noqa: ASYNC109  (public interface)
     max_chars: int = DEFAULT_MAX_CHARS,
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> ToolRunResult:
-    """Run the tool ``name`` with ``arguments``; every failure becomes text."""
+    """Run ``definition`` with ``arguments``; every failure becomes text."""
     started = time.monotonic()
     max_chars = max(int(max_chars), 1)
 
@@ -255,7 +254,7 @@ async def run_tool(
         if capped and not truncated:
             shown, truncated = _mark_truncated(text, max_chars), True
         return ToolRunResult(
-            tool=str(name),
+            tool=definition.name,
             text=shown,
             ok=ok,
             method=method,
@@ -266,23 +265,12 @@ async def run_tool(
             bytes_read=bytes_read,
         )
 
-    try:
-        definition = tools.get(name)
-    except TypeError:  # unhashable name
-        definition = None
-    if definition is None:
-        return finish(f"Error: unknown tool '{name}'", error="unknown tool")
-    if not isinstance(definition.method, str) or not is_valid_method(definition.method):
-        return finish(
-            f"Error: invalid HTTP method '{definition.method}' "
-            f"for tool '{definition.name}'",
-            error="invalid HTTP method",
-        )
-    method = definition.method.upper()
+    # Reported with the outcome; build_request refuses an invalid one.
+    method = http_method(definition.method)
     try:
         prepared = build_request(definition, arguments)
     except RequestBuildError as err:
-        return finish(err.text, method=method, error=err.text.removeprefix("Error: "))
+        return finish(err.text, method=method, error=err.reason)
     except Exception as err:  # a definition built by hand
         reason = f"cannot build the request: {type(err).__name__}"
         return finish(

@@ -51,7 +51,7 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from .definitions import HEADER_CONTROL_RE, ToolDefinition, is_valid_method
+from .definitions import HEADER_CONTROL_RE, ToolDefinition, http_method
 from .templates import Placeholder, TemplatePart, parse_template, parse_url_template
 
 QUERY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "DELETE"})
@@ -83,10 +83,15 @@ class PreparedRequest:
 class RequestBuildError(Exception):
     """The request cannot be built; ``text`` is what the model receives."""
 
-    def __init__(self, text: str) -> None:
-        """Keep the model-facing text (it starts with ``Error: ``)."""
+    def __init__(self, text: str, reason: str | None = None) -> None:
+        """Keep the model-facing text (it starts with ``Error: ``).
+
+        ``reason`` is the short form for logs and diagnostics; by default the
+        text without its ``Error: `` prefix.
+        """
         super().__init__(text)
         self.text = text
+        self.reason = reason if reason is not None else text.removeprefix("Error: ")
 
 
 class _InvalidValue(ValueError):
@@ -292,17 +297,18 @@ def build_request(
     definition: ToolDefinition, arguments: Mapping[str, Any]
 ) -> PreparedRequest:
     """Build the request for one call; raise :class:`RequestBuildError`."""
+    method = http_method(definition.method)
+    if method is None:  # a definition built by hand: parse_tools refuses it
+        raise RequestBuildError(
+            f"Error: invalid HTTP method '{definition.method}' "
+            f"for tool '{definition.name}'",
+            "invalid HTTP method",
+        )
     if not isinstance(arguments, Mapping) or not all(
         isinstance(key, str) for key in arguments
     ):
         raise RequestBuildError(
             f"Error: arguments for tool '{definition.name}' must be a JSON object"
-        )
-    method = definition.method.upper()
-    if not is_valid_method(method):
-        raise RequestBuildError(
-            f"Error: invalid HTTP method '{definition.method}' "
-            f"for tool '{definition.name}'"
         )
     required = definition.parameters.get("required")
     for name in required if isinstance(required, list) else ():
