@@ -21,7 +21,7 @@ from homeassistant.components.conversation import (
 from homeassistant.helpers import llm
 from homeassistant.util.ulid import ulid_now
 
-from .engine.textcalls import FilterOutput, TextCallFilter, ToolSet
+from .engine.textcalls import FilterOutput, TextCallFilter, ToolNames
 from .errors import MalformedResponse
 from .llm_api import RESULT_KEY
 
@@ -70,7 +70,7 @@ class RoundTransformer:
     _filter: TextCallFilter = field(init=False)
     # Resolves written names as the text filter does (HA namespaces merged
     # APIs' tools, `http-tools__get_weather`; models drop the prefix).
-    _names: ToolSet = field(init=False)
+    _names: ToolNames = field(init=False)
     # Calls being assembled, in arrival order; `_slots` maps the server's
     # `index` to the call it is currently filling.
     _partial: dict[int, _PartialCall] = field(default_factory=dict)
@@ -79,7 +79,7 @@ class RoundTransformer:
 
     def __post_init__(self) -> None:
         """Start the text filter for this round."""
-        self._names = ToolSet(self.tool_schemas)
+        self._names = ToolNames(self.tool_schemas)
         self._filter = TextCallFilter(
             self.tool_schemas, after_tool_results=self.after_tool_results
         )
