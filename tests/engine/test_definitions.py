@@ -9,13 +9,13 @@ from typing import Any
 import pytest
 
 from custom_components.http_tools_agent.engine.definitions import (
-    DEFAULT_PARAMETERS,
     DefinitionProblem,
     ToolDefinition,
     ToolDefinitionError,
     parse_tools,
     parse_tools_json,
 )
+from custom_components.http_tools_agent.engine.fields import DEFAULT_PARAMETERS
 from custom_components.http_tools_agent.engine.templates import parse_template
 
 EXAMPLE_FILE = Path(__file__).resolve().parents[2] / "tools.example.json"
