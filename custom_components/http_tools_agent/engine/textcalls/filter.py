@@ -159,7 +159,8 @@ class TextCallFilter:
                 self._skip = False
 
     def _push_text(self, held: list[str]) -> None:
-        """Process ``held`` next, as text without detection at its start."""
+        """Process ``held`` next as text; no fence or JSON is sought at the
+        start of a piece (it was tried there already)."""
         for piece in reversed(held):
             if piece:
                 self._stack.append((piece, 0, True))
