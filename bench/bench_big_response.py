@@ -83,7 +83,7 @@ async def main() -> None:
                 tracemalloc.start()
                 started = time.perf_counter()
                 result = await run_tool(
-                    session, tools, "big", {}, max_chars=max_chars, max_bytes=max_bytes
+                    session, tools["big"], {}, max_chars=max_chars, max_bytes=max_bytes
                 )
                 elapsed = time.perf_counter() - started
                 _, peak = tracemalloc.get_traced_memory()

@@ -1,4 +1,4 @@
-"""Benchmark of the streaming text-call filter (engine/textcalls.py).
+"""Benchmark of the streaming text-call filter (engine/textcalls/).
 
 Run from the repository root:
 
@@ -7,15 +7,14 @@ Run from the repository root:
 Prints two tables:
 
 1. cost: microseconds of filter work per streamed delta (best of several
-   runs), for the real captures' chunkings (tests/engine/textcall_cases.py,
-   from shared/transcripts/) and synthetic long answers, prose and markup;
-   plus throughput of ``extract_text_calls`` on a whole large reply.
+   runs), for the real captures' chunkings (read from
+   tests/fixtures/transcripts/ by tests/engine/textcall_cases.py) and
+   synthetic long answers, prose and markup; plus throughput of the filter
+   fed a whole large reply at once.
 2. delay: when the first spoken character comes out of the filter compared
    with when it arrived in the raw stream, in deltas and in characters, and
    the ratio of raw characters received by then (filtered / raw; 1.00 means
-   no added delay). "held" is the largest number of characters ever held
-   back as a possible start of markup (``TextCallFilter.pending``) at the end
-   of a delta; text inside recognised markup is not counted.
+   no added delay).
 """
 
 from __future__ import annotations
@@ -28,11 +27,9 @@ import time
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from custom_components.http_tools_agent.engine.textcalls import (
-    TextCallFilter,
-    extract_text_calls,
-)
+from custom_components.http_tools_agent.engine.textcalls import TextCallFilter
 from tests.engine.textcall_cases import TOOLS, TRANSCRIPTS
+from tests.engine.textcall_run import filter_reply
 
 PROSE = (
     "the weather in rome is sunny today with a light breeze from the west and "
@@ -120,21 +117,16 @@ def best_time(fn: Callable[[], None], repeat: int) -> float:
     return best
 
 
-def delay(deltas: list[str]) -> tuple[str, str, str, str, int]:
+def delay(deltas: list[str]) -> tuple[str, str, str, str]:
     """First spoken char: (arrived at delta, released at delta, extra chars,
-    ratio of raw chars received by then, max chars ever held as possible
-    markup)."""
+    ratio of raw chars received by then)."""
     flt = TextCallFilter(TOOLS)
     raw = "".join(deltas)
-    outs = []
-    held = 0
-    for d in deltas:
-        outs.append(flt.feed(d))
-        held = max(held, flt.pending)
+    outs = [flt.feed(d) for d in deltas]
     outs.append(flt.finish())
     spoken = "".join(o.text for o in outs)
     if not spoken:
-        return "-", "-", "-", "-", held
+        return "-", "-", "-", "-"
     offset = -1
     for k in range(min(24, len(spoken)), 0, -1):
         offset = raw.find(spoken[:k])
@@ -153,7 +145,6 @@ def delay(deltas: list[str]) -> tuple[str, str, str, str, int]:
         str(released),
         str(consumed - ends[arrived]),
         f"{consumed / ends[arrived]:.3f}",
-        held,
     )
 
 
@@ -174,22 +165,19 @@ def main() -> None:
     whole = "".join(word_tokens(100_000, rng, extra=" a < b {c}\n"))
 
     def extract() -> None:
-        extract_text_calls(whole, TOOLS)
+        filter_reply(whole, TOOLS)
 
     t = best_time(extract, 3)
     print(
-        f"\nextract_text_calls on a {len(whole) / 1e6:.2f} MB reply: "
+        f"\nwhole reply in one feed, {len(whole) / 1e6:.2f} MB: "
         f"{t * 1e3:.1f} ms ({len(whole) / t / 1e6:.0f} MB/s)"
     )
 
     print("\n2. delay of the first spoken character\n")
-    print(
-        f"{'stream':58} {'arrived':>7} {'out at':>7} {'+chars':>7} "
-        f"{'ratio':>6} {'held':>5}"
-    )
+    print(f"{'stream':58} {'arrived':>7} {'out at':>7} {'+chars':>7} {'ratio':>6}")
     for name, deltas in streams.items():
-        arrived, released, extra, ratio, held = delay(deltas)
-        print(f"{name:58} {arrived:>7} {released:>7} {extra:>7} {ratio:>6} {held:5}")
+        arrived, released, extra, ratio = delay(deltas)
+        print(f"{name:58} {arrived:>7} {released:>7} {extra:>7} {ratio:>6}")
 
 
 if __name__ == "__main__":

@@ -28,7 +28,7 @@ from openai.types.chat import ChatCompletion, ChatCompletionChunk
 from openai.types.chat.chat_completion_chunk import ChoiceDeltaToolCall
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
-from .engine.textcalls import FilterOutput, TextCallFilter, ToolSet as ToolNames
+from .engine.textcalls import FilterOutput, TextCallFilter, ToolNames
 from .errors import MalformedResponse, llm_error_handler
 from .llm_api import RESULT_KEY
 

@@ -99,8 +99,7 @@ class HttpTool(llm.Tool):
         settings = runtime.settings
         result = await run_tool(
             async_get_clientsession(hass),
-            {self.definition.name: self.definition},
-            self.definition.name,
+            self.definition,
             tool_input.tool_args,
             timeout=settings.tool_timeout,
             max_chars=settings.tool_result_max_chars,

@@ -9,15 +9,14 @@ from typing import Any
 import pytest
 
 from custom_components.http_tools_agent.engine.definitions import (
-    DEFAULT_PARAMETERS,
     DefinitionProblem,
     ToolDefinition,
     ToolDefinitionError,
-    openai_tools,
-    parse_template,
     parse_tools,
     parse_tools_json,
 )
+from custom_components.http_tools_agent.engine.fields import DEFAULT_PARAMETERS
+from custom_components.http_tools_agent.engine.templates import parse_template
 
 EXAMPLE_FILE = Path(__file__).resolve().parents[2] / "tools.example.json"
 
@@ -90,24 +89,13 @@ def test_example_file_loads() -> None:
     assert all(len(d.description) > 20 for d in definitions)
 
 
-def test_round_trip_and_openai_shape() -> None:
-    """as_dict goes back through parse_tools unchanged; openai_tool shape."""
+def test_round_trip() -> None:
+    """as_dict goes back through parse_tools unchanged."""
     definitions = parse_tools_json(EXAMPLE_FILE.read_text(encoding="utf-8"))
     again = parse_tools([d.as_dict() for d in definitions])
     assert again == definitions
     assert json.loads(json.dumps([d.as_dict() for d in definitions])) == [
         d.as_dict() for d in definitions
-    ]
-    weather = definitions[0]
-    assert openai_tools([weather]) == [
-        {
-            "type": "function",
-            "function": {
-                "name": "get_weather",
-                "description": weather.description,
-                "parameters": weather.parameters,
-            },
-        }
     ]
 
 

@@ -99,7 +99,7 @@ async def test_rest_surface_of_the_guide(
         ("delete_item", {"id": "5"}),
         ("item_exists", {"id": "5"}),
     ]
-    results = [await run_tool(session, tools, name, args) for name, args in calls]
+    results = [await run_tool(session, tools[name], args) for name, args in calls]
     seen = [(r.target, r.body) for r in server.requests]
     assert seen == [
         ("GET /api/items?limit=10", b""),
@@ -129,7 +129,7 @@ async def test_item_exists_not_found(
     """HEAD 404: the guide's error text with an empty body."""
     tools = example_tools(server.base)
     server.reply("/api/items/9", status=404, body=b"no such item")
-    result = await run_tool(session, tools, "item_exists", {"id": "9"})
+    result = await run_tool(session, tools["item_exists"], {"id": "9"})
     assert result.text == "Error: HTTP 404 \u2014 "
     assert (result.ok, result.status, result.error) == (False, 404, "HTTP 404")
 
@@ -141,7 +141,7 @@ async def test_get_weather_example(
     tools = example_tools(server.base)
     reply = "São Paulo: ☀️ +25°C"
     server.reply("/S%C3%A3o%20Paulo", body=reply.encode())
-    result = await run_tool(session, tools, "get_weather", {"city": "São Paulo"})
+    result = await run_tool(session, tools["get_weather"], {"city": "São Paulo"})
     assert server.last.target == "GET /S%C3%A3o%20Paulo?format=3"
     assert server.last.body == b""
     assert result == ToolRunResult(
@@ -164,13 +164,13 @@ async def test_create_note_and_webhook_examples(
     """Header placeholder consumed (not in the body); fixed headers sent."""
     tools = example_tools(server.base)
     note = await run_tool(
-        session, tools, "create_note", {"token": "tok-123", "text": "Buy milk"}
+        session, tools["create_note"], {"token": "tok-123", "text": "Buy milk"}
     )
     assert note.ok
     assert server.last.target == "POST /api/notes"
     assert server.last.headers["Authorization"] == "Bearer tok-123"
     assert server.last.body == b'{"text":"Buy milk"}'
-    hook = await run_tool(session, tools, "send_webhook", {"message": "Door open"})
+    hook = await run_tool(session, tools["send_webhook"], {"message": "Door open"})
     assert hook.ok
     assert server.last.target == "POST /post"
     assert server.last.headers["X-Tool"] == "audio-agent-engine"
@@ -183,12 +183,12 @@ async def test_open_meteo_pair(
 ) -> None:
     """Arguments appended after the URL's own query."""
     tools = example_tools(server.base)
-    await run_tool(session, tools, "geocode_city", {"name": "São Paulo"})
+    await run_tool(session, tools["geocode_city"], {"name": "São Paulo"})
     assert server.last.target == (
         "GET /v1/search?count=1&language=en&name=S%C3%A3o%20Paulo"
     )
     await run_tool(
-        session, tools, "get_forecast", {"latitude": 41.89, "longitude": 12.0}
+        session, tools["get_forecast"], {"latitude": 41.89, "longitude": 12.0}
     )
     assert server.last.target == (
         "GET /v1/forecast?current=temperature_2m,wind_speed_10m,weather_code"
@@ -234,7 +234,7 @@ async def test_verb_table(
         }
     )
     result = await run_tool(
-        session, tools, "v", {"id": "7", "q": "x y", "n": 1.0, "f": True}
+        session, tools["v"], {"id": "7", "q": "x y", "n": 1.0, "f": True}
     )
     seen = server.last
     assert (seen.method, seen.path, seen.query, seen.body) == (
@@ -264,7 +264,7 @@ async def test_injection_neutralised_on_the_wire(
 ) -> None:
     """The server sees exactly the encoded path and no query."""
     tools = example_tools(server.base)
-    result = await run_tool(session, tools, "get_item", {"id": value})
+    result = await run_tool(session, tools["get_item"], {"id": value})
     assert result.ok
     assert (server.last.path, server.last.query) == (path, "")
 
@@ -275,7 +275,7 @@ async def test_dot_segments_never_sent(
 ) -> None:
     """Traversal attempts are refused before any request."""
     tools = example_tools(server.base)
-    result = await run_tool(session, tools, "delete_item", {"id": value})
+    result = await run_tool(session, tools["delete_item"], {"id": value})
     assert result.text == (
         "Error: invalid value for argument 'id' in tool 'delete_item': "
         "'.' and '..' are not allowed as a URL path segment"
@@ -290,7 +290,7 @@ async def test_query_injection_neutralised(
 ) -> None:
     """Values cannot add query parameters or a fragment."""
     tools = example_tools(server.base)
-    await run_tool(session, tools, "list_items", {"search": "a&limit=999#x"})
+    await run_tool(session, tools["list_items"], {"search": "a&limit=999#x"})
     assert server.last.query == "search=a%26limit%3D999%23x"
 
 
@@ -301,7 +301,7 @@ async def test_header_injection_refused(
     tools = example_tools(server.base)
     secret = "s3cr3t\r\nX-Admin: yes"
     result = await run_tool(
-        session, tools, "create_note", {"token": secret, "text": "x"}
+        session, tools["create_note"], {"token": secret, "text": "x"}
     )
     assert result.text == (
         "Error: invalid value for argument 'token' in tool 'create_note': "
@@ -316,27 +316,14 @@ async def test_missing_argument(
 ) -> None:
     """A required argument missing: text for the model, nothing sent."""
     tools = example_tools(server.base)
-    result = await run_tool(session, tools, "get_weather", {})
+    result = await run_tool(session, tools["get_weather"], {})
     assert (
         result.text == "Error: missing required argument 'city' for tool 'get_weather'"
     )
     assert result.error == "missing required argument 'city' for tool 'get_weather'"
     assert server.requests == []
-    bad = await run_tool(session, tools, "get_weather", None)  # type: ignore[arg-type]
+    bad = await run_tool(session, tools["get_weather"], None)  # type: ignore[arg-type]
     assert bad.text == "Error: arguments for tool 'get_weather' must be a JSON object"
-
-
-async def test_unknown_tool(session: aiohttp.ClientSession) -> None:
-    """Exact text."""
-    result = await run_tool(session, {}, "get_wether", {})
-    assert result.text == "Error: unknown tool 'get_wether'"
-    assert (result.ok, result.method, result.status, result.truncated) == (
-        False,
-        None,
-        None,
-        False,
-    )
-    assert result.error == "unknown tool"
 
 
 async def test_invalid_method_at_run_time(
@@ -352,9 +339,10 @@ async def test_invalid_method_at_run_time(
         headers={},
         timeout=None,
     )
-    result = await run_tool(session, {"bad_verb": definition}, "bad_verb", {})
+    result = await run_tool(session, definition, {})
     assert result.text == "Error: invalid HTTP method 'GE T' for tool 'bad_verb'"
     assert result.error == "invalid HTTP method"
+    assert (result.tool, result.method) == ("bad_verb", None)
     assert server.requests == []
 
 
@@ -377,7 +365,7 @@ async def test_http_errors(
     """Non-2xx: 'Error: HTTP <status> — <body>' byte for byte."""
     tools = example_tools(server.base)
     server.reply("/api/items/1", status=status, body=body)
-    result = await run_tool(session, tools, "get_item", {"id": "1"})
+    result = await run_tool(session, tools["get_item"], {"id": "1"})
     assert result.text.encode() == text.encode()
     assert (result.ok, result.status, result.error) == (False, status, f"HTTP {status}")
 
@@ -388,7 +376,7 @@ async def test_http_error_body_truncated(
     """The error text, prefix included, respects max_chars."""
     tools = example_tools(server.base)
     server.reply("/api/items/1", status=500, body=b"e" * 5000)
-    result = await run_tool(session, tools, "get_item", {"id": "1"}, max_chars=100)
+    result = await run_tool(session, tools["get_item"], {"id": "1"}, max_chars=100)
     assert len(result.text) == 100
     assert result.text == (
         "Error: HTTP 500 \u2014 " + "e" * (100 - 18 - 13) + "\u2026 [truncated]"
@@ -403,12 +391,12 @@ async def test_success_truncated_and_empty_bodies(
     """Long bodies cut to max_chars; empty 2xx bodies give 'HTTP <status>'."""
     tools = example_tools(server.base)
     server.reply("/api/items/1", body=b"a" * 3000)
-    long = await run_tool(session, tools, "get_item", {"id": "1"})
+    long = await run_tool(session, tools["get_item"], {"id": "1"})
     assert long.text == "a" * (2000 - 13) + TRUNCATION_SUFFIX
     assert long.truncated
     assert long.ok
     server.reply("/api/items/2", status=204, body=b"")
-    empty = await run_tool(session, tools, "delete_item", {"id": "2"})
+    empty = await run_tool(session, tools["delete_item"], {"id": "2"})
     assert (empty.text, empty.ok, empty.status) == ("HTTP 204", True, 204)
 
 
@@ -418,19 +406,19 @@ async def test_decoding(
     """UTF-8 with replacement; a declared charset is honoured."""
     tools = example_tools(server.base)
     server.reply("/api/items/1", body=b"a\xffb")
-    assert (await run_tool(session, tools, "get_item", {"id": "1"})).text == "a\ufffdb"
+    assert (await run_tool(session, tools["get_item"], {"id": "1"})).text == "a\ufffdb"
     server.reply(
         "/api/items/2",
         body=b"caf\xe9",
         headers={"Content-Type": "text/plain; charset=latin-1"},
     )
-    assert (await run_tool(session, tools, "get_item", {"id": "2"})).text == "café"
+    assert (await run_tool(session, tools["get_item"], {"id": "2"})).text == "café"
     server.reply(
         "/api/items/3",
         body=b"x",
         headers={"Content-Type": "text/plain; charset=no-such-codec"},
     )
-    assert (await run_tool(session, tools, "get_item", {"id": "3"})).text == "x"
+    assert (await run_tool(session, tools["get_item"], {"id": "3"})).text == "x"
 
 
 @pytest.mark.parametrize(
@@ -447,7 +435,7 @@ async def test_hostile_charset_is_read_as_utf8(
         body=b"milk x2",
         headers={"Content-Type": f"text/plain; charset={charset}"},
     )
-    result = await run_tool(session, tools, "get_item", {"id": "1"})
+    result = await run_tool(session, tools["get_item"], {"id": "1"})
     assert result.ok
     if charset != "utf-16":  # a real text codec: decoded as declared
         assert result.text == "milk x2"
@@ -460,12 +448,12 @@ async def test_byte_cap(
     tools = example_tools(server.base)
     server.reply("/api/items/1", body="é".encode() * 10)
     cut = await run_tool(
-        session, tools, "get_item", {"id": "1"}, max_bytes=5, max_chars=1000
+        session, tools["get_item"], {"id": "1"}, max_bytes=5, max_chars=1000
     )
     assert cut.text == "éé" + TRUNCATION_SUFFIX
     assert (cut.truncated, cut.bytes_read, cut.ok) == (True, 5, True)
     exact = await run_tool(
-        session, tools, "get_item", {"id": "1"}, max_bytes=20, max_chars=1000
+        session, tools["get_item"], {"id": "1"}, max_bytes=20, max_chars=1000
     )
     assert (exact.text, exact.truncated) == ("é" * 10, False)
 
@@ -479,7 +467,7 @@ async def test_huge_streamed_body(
     server.reply("/api/items/big", stream_bytes=total)
     tracemalloc.start()
     try:
-        result = await run_tool(session, tools, "get_item", {"id": "big"})
+        result = await run_tool(session, tools["get_item"], {"id": "big"})
         _, peak = tracemalloc.get_traced_memory()
     finally:
         tracemalloc.stop()
@@ -497,7 +485,7 @@ async def test_timeout(server: RecordingServer, session: aiohttp.ClientSession) 
     """Slow server: the guide's network error text says timeout."""
     tools = example_tools(server.base)
     server.reply("/api/items/slow", delay=2.0)
-    result = await run_tool(session, tools, "get_item", {"id": "slow"}, timeout=0.2)
+    result = await run_tool(session, tools["get_item"], {"id": "slow"}, timeout=0.2)
     assert result.text == "Error: tool request failed: timeout after 0.2 s"
     assert result.error == "timeout after 0.2 s"
     assert (result.ok, result.status, result.method) == (False, None, "GET")
@@ -512,7 +500,7 @@ async def test_definition_timeout_wins(
         {"name": "slow", "url": server.base + "/slow", "method": "GET", "timeout": 0.2}
     )
     server.reply("/slow", delay=2.0)
-    result = await run_tool(session, tools, "slow", {}, timeout=30)
+    result = await run_tool(session, tools["slow"], {}, timeout=30)
     assert result.text == "Error: tool request failed: timeout after 0.2 s"
 
 
@@ -529,7 +517,7 @@ async def test_connection_refused(session: aiohttp.ClientSession) -> None:
             "headers": {"X-Api-Key": "secret-{key}"},
         }
     )
-    result = await run_tool(session, tools, "down", {"key": "k9"})
+    result = await run_tool(session, tools["down"], {"key": "k9"})
     assert result.text.startswith(
         f"Error: tool request failed: Cannot connect to host 127.0.0.1:{port}"
     )
@@ -553,7 +541,7 @@ async def test_redirects(
     tools = example_tools(server.base)
     server.reply("/api/items/1", status=302, headers={"Location": "/api/items/2"})
     server.reply("/api/items/2", body=b"two")
-    followed = await run_tool(session, tools, "get_item", {"id": "1"})
+    followed = await run_tool(session, tools["get_item"], {"id": "1"})
     assert (followed.text, followed.status) == ("two", 200)
     assert [r.target for r in server.requests] == [
         "GET /api/items/1",
@@ -562,7 +550,7 @@ async def test_redirects(
 
     server.requests.clear()
     server.reply("/api/items", status=303, headers={"Location": "/api/items/2"})
-    created = await run_tool(session, tools, "add_item", {"name": "x"})
+    created = await run_tool(session, tools["add_item"], {"name": "x"})
     assert created.text == "two"
     assert [(r.target, r.body) for r in server.requests] == [
         ("POST /api/items", b'{"name":"x"}'),
@@ -580,8 +568,7 @@ async def test_redirects(
                 "url": server.base + "/notes",
                 "headers": {"X-Api-Key": "k"},
             }
-        ),
-        "n",
+        )["n"],
         {},
     )
     assert note.text == "Error: HTTP 307 \u2014 moved"
@@ -591,7 +578,7 @@ async def test_redirects(
     server.requests.clear()
     server.reply("/loop", status=302, headers={"Location": "/loop"})
     loop = await run_tool(
-        session, tools_of({"name": "l", "url": server.base + "/loop"}), "l", {}
+        session, tools_of({"name": "l", "url": server.base + "/loop"})["l"], {}
     )
     assert loop.error == "HTTP 302 (more than 5 redirects)"
     assert len(server.requests) == 6
@@ -603,7 +590,7 @@ async def test_cancellation_propagates(
     """CancelledError is the one exception run_tool lets through."""
     tools = example_tools(server.base)
     server.reply("/api/items/slow", delay=2.0)
-    task = asyncio.ensure_future(run_tool(session, tools, "get_item", {"id": "slow"}))
+    task = asyncio.ensure_future(run_tool(session, tools["get_item"], {"id": "slow"}))
     await asyncio.wait_for(server.arrived.wait(), 5)
     task.cancel()
     with pytest.raises(asyncio.CancelledError):

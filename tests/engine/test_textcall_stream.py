@@ -3,18 +3,14 @@
 from __future__ import annotations
 
 import itertools
-from typing import Any
 
 from hypothesis import HealthCheck, given, settings, strategies as st
 
-from custom_components.http_tools_agent.engine.textcalls import (
-    FilterOutput,
-    TextCallFilter,
-    extract_text_calls,
-)
+from custom_components.http_tools_agent.engine.textcalls import FilterOutput
 from tests.markup import MARKUP
 
 from .textcall_cases import CASE_TOOLS, CASES, FRAGMENTS, TOOLS, TRANSCRIPTS
+from .textcall_run import filter_reply, filter_stream
 
 PROPS = settings(
     max_examples=250,
@@ -55,18 +51,6 @@ def chunk(text: str, cuts: list[int]) -> list[str]:
     return [text[a:b] for a, b in itertools.pairwise(points)]
 
 
-def stream(
-    deltas: list[str], tools: dict[str, dict[str, Any]]
-) -> tuple[FilterOutput, list[FilterOutput]]:
-    flt = TextCallFilter(tools)
-    steps = [flt.feed(d) for d in deltas]
-    steps.append(flt.finish())
-    total = FilterOutput()
-    for step in steps:
-        total.extend(step)
-    return total, steps
-
-
 def assert_clean(out: FilterOutput) -> None:
     for tag in MARKUP:
         assert tag not in out.text, (tag, out.text)
@@ -89,8 +73,8 @@ cuts = st.lists(st.integers(min_value=0, max_value=10_000), max_size=40)
 @PROPS
 @given(text=mixed_text, cut=cuts)
 def test_chunking_does_not_change_the_result(text: str, cut: list[int]) -> None:
-    whole = extract_text_calls(text, CASE_TOOLS)
-    streamed, _ = stream(chunk(text, cut), CASE_TOOLS)
+    whole = filter_reply(text, CASE_TOOLS)
+    streamed, _ = filter_stream(chunk(text, cut), CASE_TOOLS)
     assert streamed == whole
     assert_clean(whole)
 
@@ -98,8 +82,8 @@ def test_chunking_does_not_change_the_result(text: str, cut: list[int]) -> None:
 @PROPS
 @given(text=mixed_text)
 def test_char_by_char_equals_whole(text: str) -> None:
-    whole = extract_text_calls(text, CASE_TOOLS)
-    streamed, _ = stream(list(text), CASE_TOOLS)
+    whole = filter_reply(text, CASE_TOOLS)
+    streamed, _ = filter_stream(list(text), CASE_TOOLS)
     assert streamed == whole
     assert_clean(streamed)
 
@@ -112,9 +96,9 @@ def test_char_by_char_equals_whole(text: str) -> None:
 )
 def test_transcripts_any_chunking(name: str, cut: list[int], extra: str) -> None:
     text = "".join(TRANSCRIPTS[name]) + extra
-    whole = extract_text_calls(text, TOOLS)
-    real, _ = stream([*TRANSCRIPTS[name], extra], TOOLS)
-    streamed, _ = stream(chunk(text, cut), TOOLS)
+    whole = filter_reply(text, TOOLS)
+    real, _ = filter_stream([*TRANSCRIPTS[name], extra], TOOLS)
+    streamed, _ = filter_stream(chunk(text, cut), TOOLS)
     assert streamed == whole == real
     assert_clean(whole)
 
@@ -130,8 +114,8 @@ def test_transcripts_any_chunking(name: str, cut: list[int], extra: str) -> None
 )
 def test_garbage_never_raises(text: str, frags: list[str], cut: list[int]) -> None:
     mixed = "".join(f + text[i::3] for i, f in enumerate(frags)) + text
-    whole = extract_text_calls(mixed, CASE_TOOLS)
-    streamed, _ = stream(chunk(mixed, cut), CASE_TOOLS)
+    whole = filter_reply(mixed, CASE_TOOLS)
+    streamed, _ = filter_stream(chunk(mixed, cut), CASE_TOOLS)
     assert streamed == whole
     assert_clean(whole)
 
@@ -155,7 +139,7 @@ prose_piece = st.text(
 def test_prose_is_released_chunk_for_chunk(first: str, deltas: list[str]) -> None:
     """No '<', '{', '[' or backtick: every delta comes out at once, as is."""
     deltas = [first, *deltas]
-    _, steps = stream(deltas, CASE_TOOLS)
+    _, steps = filter_stream(deltas, CASE_TOOLS)
     assert [s.text for s in steps[:-1]] == deltas
     assert steps[-1] == FilterOutput()
     assert all(not s.calls and not s.problems and not s.thinking for s in steps)
@@ -179,7 +163,7 @@ def test_prose_is_released_chunk_for_chunk(first: str, deltas: list[str]) -> Non
 def test_text_around_tagged_call_is_kept(
     before: str, after: str, call: str, cut: list[int]
 ) -> None:
-    out, _ = stream(chunk(before + call + after, cut), CASE_TOOLS)
+    out, _ = filter_stream(chunk(before + call + after, cut), CASE_TOOLS)
     assert [(c.name, c.arguments) for c in out.calls] == [
         ("get_weather", {"city": "Rome"})
     ]

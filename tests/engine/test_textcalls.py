@@ -6,16 +6,13 @@ from typing import Any
 
 import pytest
 
-from custom_components.http_tools_agent.engine.textcall_formats import (
-    ToolSet,
-    coerce_value,
-)
 from custom_components.http_tools_agent.engine.textcalls import (
     FilterOutput,
     TextCall,
     TextCallFilter,
-    extract_text_calls,
+    ToolNames,
 )
+from custom_components.http_tools_agent.engine.textcalls.coercion import coerce_value
 from tests.markup import assert_no_markup
 
 from .textcall_cases import (
@@ -27,19 +24,7 @@ from .textcall_cases import (
     TOOLS,
     TRANSCRIPTS,
 )
-
-
-def run_stream(
-    deltas: list[str], tools: dict[str, dict[str, Any]], **kwargs: Any
-) -> tuple[FilterOutput, list[FilterOutput]]:
-    """Feed ``deltas`` one by one; return the merged output and each step's."""
-    flt = TextCallFilter(tools, **kwargs)
-    steps = [flt.feed(d) for d in deltas]
-    steps.append(flt.finish())
-    total = FilterOutput()
-    for step in steps:
-        total.extend(step)
-    return total, steps
+from .textcall_run import filter_reply, filter_stream
 
 
 def as_pairs(calls: list[TextCall]) -> list[tuple[str, dict[str, Any]]]:
@@ -49,12 +34,23 @@ def as_pairs(calls: list[TextCall]) -> list[tuple[str, dict[str, Any]]]:
 # --- real transcripts ---------------------------------------------------------
 
 
+def test_every_capture_is_read_and_expected() -> None:
+    """The captures come from the fixtures; each has its expected outcome."""
+    assert set(TRANSCRIPTS) == set(EXPECTED)
+    assert len(TRANSCRIPTS) == 13
+    assert sorted(NOSTREAM) == [
+        "llama-cpp-python__weather_nostream",
+        "llama-server__weather_nostream",
+    ]
+    assert sorted(TOOLS) == ["get_weather", "send_webhook"]
+
+
 @pytest.mark.parametrize("name", sorted(TRANSCRIPTS))
 def test_transcript_replayed_with_real_chunking(name: str) -> None:
     """Each capture, fed delta by delta as the server sent it."""
     deltas = TRANSCRIPTS[name]
     calls, text, problems = EXPECTED[name]
-    out, _ = run_stream(deltas, TOOLS)
+    out, _ = filter_stream(deltas, TOOLS)
     assert as_pairs(out.calls) == calls
     if name == "llama-server__required_stream":  # long invented answer
         assert out.text.startswith(text)
@@ -66,20 +62,20 @@ def test_transcript_replayed_with_real_chunking(name: str) -> None:
     assert out.thinking == ECHO_THINKING.get(name, "")
     assert_no_markup(out.text)
     # whole message at once gives the same
-    whole = extract_text_calls("".join(deltas), TOOLS)
+    whole = filter_reply("".join(deltas), TOOLS)
     assert whole == out
 
 
 @pytest.mark.parametrize("name", sorted(NOSTREAM))
 def test_transcript_not_streamed(name: str) -> None:
-    out = extract_text_calls(NOSTREAM[name], TOOLS)
+    out = filter_reply(NOSTREAM[name], TOOLS)
     assert as_pairs(out.calls) == [("get_weather", {"city": "Rome"})]
     assert out.text == ""
     assert out.problems == []
 
 
 def test_transcript_cut_off_calls_become_problems() -> None:
-    out, _ = run_stream(TRANSCRIPTS["llama-server__second_round_stream"], TOOLS)
+    out, _ = filter_stream(TRANSCRIPTS["llama-server__second_round_stream"], TOOLS)
     assert out.problems == [
         "Error: could not parse tool call: the reply ended before the JSON call "
         'was complete: {"name": "get_weather", "arguments": {"city": "'
@@ -93,7 +89,7 @@ def test_transcript_cut_off_calls_become_problems() -> None:
 def test_transcript_prose_released_delta_for_delta(name: str) -> None:
     """Real prose: every feed returns exactly its own delta, at once."""
     deltas = TRANSCRIPTS[name]
-    _, steps = run_stream(deltas, TOOLS)
+    _, steps = filter_stream(deltas, TOOLS)
     assert [s.text for s in steps[:-1]] == deltas
     assert steps[-1] == FilterOutput()
 
@@ -102,7 +98,7 @@ def test_transcript_bare_call_holds_no_speech() -> None:
     """While a bare JSON call streams in, nothing is spoken; the call comes
     out with its last delta, not at finish."""
     deltas = TRANSCRIPTS["llama-cpp-python__weather_stream"]
-    _, steps = run_stream(deltas, TOOLS)
+    _, steps = filter_stream(deltas, TOOLS)
     assert all(s.text == "" for s in steps)
     assert [len(s.calls) for s in steps] == [0] * (len(deltas) - 1) + [1, 0]
 
@@ -111,7 +107,7 @@ def test_transcript_text_after_call_streams() -> None:
     """llama-server's required_stream: after the call, each delta of the
     invented answer is released as it comes."""
     deltas = TRANSCRIPTS["llama-server__required_stream"]
-    _, steps = run_stream(deltas, TOOLS)
+    _, steps = filter_stream(deltas, TOOLS)
     assert steps[16].calls
     assert [s.text for s in steps[17:-1]] == deltas[17:]
 
@@ -131,7 +127,7 @@ def test_case(
     problems: int,
     thinking: str,
 ) -> None:
-    out = extract_text_calls(reply, CASE_TOOLS)
+    out = filter_reply(reply, CASE_TOOLS)
     assert as_pairs(out.calls) == calls
     assert out.text == text
     assert len(out.problems) == problems, out.problems
@@ -139,12 +135,12 @@ def test_case(
     assert out.thinking == thinking
     assert_no_markup(out.text)
     # and character by character
-    streamed, _ = run_stream(list(reply), CASE_TOOLS)
+    streamed, _ = filter_stream(list(reply), CASE_TOOLS)
     assert streamed == out
 
 
 def test_problem_text_names_reason_and_markup() -> None:
-    out = extract_text_calls(
+    out = filter_reply(
         '<tool_call>{"name": "get_weather", "arguments": {"city": </tool_call>',
         CASE_TOOLS,
     )
@@ -156,7 +152,7 @@ def test_problem_text_names_reason_and_markup() -> None:
 
 def test_problem_snippet_is_short() -> None:
     reply = "<tool_call>" + "x" * 5000 + "</tool_call>"
-    out = extract_text_calls(reply, CASE_TOOLS)
+    out = filter_reply(reply, CASE_TOOLS)
     assert len(out.problems) == 1
     assert len(out.problems[0]) < 300
 
@@ -220,17 +216,6 @@ def test_think_streams_to_thinking() -> None:
     assert (out.thinking, out.text) == ("", "Sunny.")
 
 
-def test_starts_in_thinking() -> None:
-    flt = TextCallFilter(CASE_TOOLS, starts_in_thinking=True)
-    out = flt.feed("reasoning</think>\n\nAnswer")
-    out.extend(flt.finish())
-    assert (out.thinking, out.text) == ("reasoning", "Answer")
-    same = extract_text_calls(
-        "reasoning</think>\n\nAnswer", CASE_TOOLS, starts_in_thinking=True
-    )
-    assert same == out
-
-
 def test_filter_is_reusable_after_finish() -> None:
     flt = TextCallFilter(CASE_TOOLS)
     assert flt.feed("<think>x</thi").thinking == "x"
@@ -244,14 +229,14 @@ def test_empty_feeds() -> None:
     flt = TextCallFilter(CASE_TOOLS)
     assert flt.feed("") == FilterOutput()
     assert flt.finish() == FilterOutput()
-    assert extract_text_calls("", CASE_TOOLS) == FilterOutput()
+    assert filter_reply("", CASE_TOOLS) == FilterOutput()
 
 
 def test_no_tools_offered() -> None:
     """Bare JSON is never a call without tools; tagged calls still are."""
-    out = extract_text_calls('{"name": "get_weather", "arguments": {}}', {})
+    out = filter_reply('{"name": "get_weather", "arguments": {}}', {})
     assert (out.text, out.calls) == ('{"name": "get_weather", "arguments": {}}', [])
-    out = extract_text_calls(
+    out = filter_reply(
         '<tool_call>{"name": "get_weather", "arguments": {}}</tool_call>', {}
     )
     assert as_pairs(out.calls) == [("get_weather", {})]
@@ -265,7 +250,7 @@ def test_long_block_split_in_many_deltas() -> None:
         + '"}}</tool_call>'
     )
     deltas = [reply[i : i + 3] for i in range(0, len(reply), 3)]
-    out, _ = run_stream(deltas, CASE_TOOLS)
+    out, _ = filter_stream(deltas, CASE_TOOLS)
     assert as_pairs(out.calls) == [("http_tools__send_webhook", {"message": message})]
     assert out.text == ""
 
@@ -293,7 +278,7 @@ def test_long_block_split_in_many_deltas() -> None:
 def test_name_resolution(
     offered: list[str], written: str, resolved: str | None
 ) -> None:
-    tools = ToolSet({name: {} for name in offered})
+    tools = ToolNames({name: {} for name in offered})
     assert tools.resolve(written) == resolved
 
 
@@ -356,7 +341,7 @@ def test_coerce_value(raw: str, schema: dict[str, Any] | None, value: Any) -> No
     ids=["bare", "bare_committed", "hermes", "hermes_args", "function", "xml", "int"],
 )
 def test_hostile_input_does_not_raise(reply: str) -> None:
-    out = extract_text_calls(reply, CASE_TOOLS)
+    out = filter_reply(reply, CASE_TOOLS)
     assert_no_markup(out.text)
 
 
@@ -370,14 +355,12 @@ def test_hostile_input_does_not_raise(reply: str) -> None:
 )
 def test_json_answering_tool_results_is_an_echo(reply: str) -> None:
     """After tool results, a reply that only restates them as JSON is no speech."""
-    flt = TextCallFilter(TOOLS, after_tool_results=True)
-    out = flt.feed(reply)
-    out.extend(flt.finish())
+    out = filter_reply(reply, TOOLS, after_tool_results=True)
     assert (out.text, out.calls, out.problems) == ("", [], [])
     assert "{" in out.thinking
 
     # The same JSON as a first reply is an ordinary answer.
-    first = extract_text_calls(reply, TOOLS)
+    first = filter_reply(reply, TOOLS)
     assert first.text == reply.strip()
 
 

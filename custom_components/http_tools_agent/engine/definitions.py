@@ -1,42 +1,10 @@
-"""Parse and validate declarative HTTP tool definitions.
+"""Tool definitions: parse and validate the file format.
 
-The file format is a JSON array of objects, one per tool, with the fields of
-the operating guide (section 3): ``name``, ``description``, ``parameters``,
-``url``, ``method``, ``headers``, plus an optional per-tool ``timeout``.
-
-Decisions where the guide is silent:
-
-- Every problem is collected before raising: :class:`ToolDefinitionError`
-  lists them all, each naming the tool's 0-based position (``tool #0``), its
-  name when usable, and the field.
-- ``name``: letters, digits, ``_`` and ``-``, 1 to 64 characters (what OpenAI
-  accepts). Names are case-sensitive; an exact duplicate is an error.
-- Unknown fields are rejected, naming the field (with a "did you mean"
-  hint): a typo such as ``"metod"`` would otherwise silently send ``POST``.
-  Forward compatibility is deliberately loud: a file written for a newer
-  version that adds a field changing the request fails to load here instead of
-  sending a different request than its author meant.
-- JSON ``null`` for an optional field means "absent" (its default applies).
-- ``method``: any RFC 9110 token (tchar), upper-cased. An invalid method is
-  rejected at parse time (the admin sees it when saving); the executor still
-  checks it at run time and answers ``Error: invalid HTTP method '<m>' for
-  tool '<name>'`` for definitions constructed directly.
-- ``timeout``: a number of seconds, ``0 < timeout <= 300``; absent means the
-  caller's global default.
-- ``parameters``: an object with ``"type": "object"``; ``properties`` (an
-  object whose values are objects) and ``required`` (a list of strings naming
-  declared properties) are checked; any other JSON Schema keyword is kept as is.
-  It must be JSON-serialisable and is deep-copied.
-- ``headers``: names must be RFC 9110 tokens, unique case-insensitively;
-  values must be strings without control characters (HTAB allowed).
-- Placeholders: ``{name}`` in ``url`` and header values, where ``name`` is 1-64
-  letters, digits, ``_`` or ``-`` and must be a declared property. Literal
-  braces are written ``{{`` and ``}}``; any other ``{`` or ``}`` is an error.
-  Property names themselves are not restricted, but only names following that
-  rule can be used as placeholders.
-- ``url``: absolute ``http``/``https`` URL with a host. Placeholders are
-  allowed in the path, query and fragment only, never in the scheme, user
-  info, host or port (the model must not be able to choose the server).
+A JSON array of objects, one per tool: ``name``, ``description``,
+``parameters``, ``url``, ``method``, ``headers`` and ``timeout`` (the
+operating guide's fields, section 3, plus a per-tool timeout). Every problem
+is collected before raising, each naming the tool and the field. The rules
+are in ``docs/tool-format.md``; :mod:`.fields` checks each field.
 """
 
 from __future__ import annotations
@@ -44,154 +12,24 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 import copy
 from dataclasses import dataclass
-import difflib
-from functools import lru_cache
 import json
-import math
-import re
 from typing import Any
 
-from yarl import URL
-
-DEFAULT_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
-DEFAULT_METHOD = "POST"
-MAX_TIMEOUT = 300.0
-MAX_NAME_LENGTH = 64
-
-KNOWN_FIELDS = (
-    "name",
-    "description",
-    "parameters",
-    "url",
-    "method",
-    "headers",
-    "timeout",
+from .fields import (
+    NAME_RE,
+    FieldProblems,
+    check_known_fields,
+    declared_properties,
+    parse_description,
+    parse_headers,
+    parse_method,
+    parse_name,
+    parse_parameters,
+    parse_timeout,
+    parse_url,
+    type_name,
 )
-
-NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
-PLACEHOLDER_NAME_RE = NAME_RE
-# RFC 9110 section 5.6.2: token = 1*tchar
-TOKEN_RE = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
-# Control characters forbidden in header values (HTAB is allowed).
-HEADER_CONTROL_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
-
-
-def is_valid_method(method: str) -> bool:
-    """Return True when ``method`` is an RFC 9110 token (tchar only)."""
-    return TOKEN_RE.fullmatch(method) is not None
-
-
-@dataclass(frozen=True, slots=True)
-class Placeholder:
-    """A ``{name}`` in a template."""
-
-    name: str
-
-
-type TemplatePart = str | Placeholder
-
-
-@lru_cache(maxsize=1024)
-def parse_template(text: str) -> tuple[TemplatePart, ...]:
-    """Split ``text`` into literal strings and placeholders.
-
-    ``{{`` and ``}}`` are literal braces. Raises ``ValueError`` on any other
-    brace that does not form a valid ``{name}``.
-    """
-    parts: list[TemplatePart] = []
-    literal: list[str] = []
-    i = 0
-    length = len(text)
-    while i < length:
-        char = text[i]
-        if char == "{":
-            if text.startswith("{{", i):
-                literal.append("{")
-                i += 2
-                continue
-            end = text.find("}", i + 1)
-            name = text[i + 1 : end] if end != -1 else ""
-            if end == -1 or PLACEHOLDER_NAME_RE.fullmatch(name) is None:
-                raise ValueError(
-                    f"invalid placeholder at position {i}: use {{name}} with "
-                    "letters, digits, '_' or '-', and write literal braces as "
-                    "'{{' and '}}'"
-                )
-            if literal:
-                parts.append("".join(literal))
-                literal = []
-            parts.append(Placeholder(name))
-            i = end + 1
-            continue
-        if char == "}":
-            if text.startswith("}}", i):
-                literal.append("}")
-                i += 2
-                continue
-            raise ValueError(
-                f"unmatched '}}' at position {i}: write a literal brace as '}}}}'"
-            )
-        literal.append(char)
-        i += 1
-    if literal:
-        parts.append("".join(literal))
-    return tuple(parts)
-
-
-def template_placeholders(text: str) -> frozenset[str]:
-    """Placeholder names used in ``text`` (empty when the template is invalid)."""
-    try:
-        parts = parse_template(text)
-    except ValueError:
-        return frozenset()
-    return frozenset(part.name for part in parts if isinstance(part, Placeholder))
-
-
-@dataclass(frozen=True, slots=True)
-class UrlTemplate:
-    """A URL template split into a fixed origin and a templated rest.
-
-    ``origin`` is ``scheme://authority`` (host IDNA-encoded); ``rest`` starts
-    with ``/``, ``?`` or ``#`` (or is empty) and holds every placeholder.
-    """
-
-    origin: str
-    rest: tuple[TemplatePart, ...]
-
-
-@lru_cache(maxsize=1024)
-def parse_url_template(url: str) -> UrlTemplate:
-    """Validate a URL template; raise ``ValueError`` with a readable reason."""
-    parts = parse_template(url)
-    head = parts[0] if parts and isinstance(parts[0], str) else ""
-    scheme, sep, after = head.partition("://")
-    if not sep:
-        raise ValueError("must be an absolute http or https URL")
-    if scheme.lower() not in ("http", "https"):
-        raise ValueError("must be an http or https URL")
-    cut = min((pos for pos in map(after.find, "/?#") if pos != -1), default=-1)
-    if cut == -1:
-        if len(parts) > 1:
-            raise ValueError(
-                "placeholders are only allowed in the path, query or fragment, "
-                "not in the scheme or host"
-            )
-        cut = len(after)
-    authority = after[:cut]
-    if any(ch.isspace() for ch in authority) or "\\" in authority:
-        raise ValueError("the host part contains invalid characters")
-    try:
-        parsed = URL(f"{scheme}://{authority}")
-        host = parsed.host
-        parsed.port  # noqa: B018  (validates the port)
-    except ValueError as err:
-        raise ValueError(f"is not a valid URL ({err})") from None
-    if not host:
-        raise ValueError("must include a host")
-    origin = f"{scheme.lower()}://{parsed.raw_authority}"
-    rest_head = after[cut:]
-    rest: tuple[TemplatePart, ...] = ((rest_head,) if rest_head else ()) + parts[1:]
-    return UrlTemplate(origin=origin, rest=rest)
+from .templates import template_placeholders
 
 
 @dataclass(frozen=True, slots=True)
@@ -254,17 +92,6 @@ class ToolDefinition:
             data["timeout"] = self.timeout
         return data
 
-    def openai_tool(self) -> dict[str, Any]:
-        """The OpenAI ``tools`` entry for this definition."""
-        return {
-            "type": "function",
-            "function": {
-                "name": self.name,
-                "description": self.description,
-                "parameters": copy.deepcopy(self.parameters),
-            },
-        }
-
     @property
     def placeholders(self) -> frozenset[str]:
         """Names used as placeholders in the URL and in header values."""
@@ -278,261 +105,28 @@ class ToolDefinition:
             names |= template_placeholders(value)
         return names
 
-    @property
-    def required(self) -> frozenset[str]:
-        """Names listed in ``parameters.required`` (strings only)."""
-        required = self.parameters.get("required")
-        if not isinstance(required, list):
-            return frozenset()
-        return frozenset(item for item in required if isinstance(item, str))
-
-
-def openai_tools(definitions: Iterable[ToolDefinition]) -> list[dict[str, Any]]:
-    """The OpenAI ``tools`` array for ``definitions``."""
-    return [definition.openai_tool() for definition in definitions]
-
-
-def _type_name(value: object) -> str:
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return type(value).__name__
-
-
-class _Collector:
-    """Collect problems for one tool."""
-
-    def __init__(self, problems: list[DefinitionProblem], index: int) -> None:
-        self.problems = problems
-        self.index = index
-        self.tool: str | None = None
-        self.count = 0
-
-    def add(self, field: str | None, message: str) -> None:
-        self.problems.append(DefinitionProblem(self.index, self.tool, field, message))
-        self.count += 1
-
-
-def _parse_name(raw: object, out: _Collector) -> str | None:
-    if raw is None:
-        out.add("name", "is required")
-        return None
-    if not isinstance(raw, str):
-        out.add("name", f"must be a string, got {_type_name(raw)}")
-        return None
-    if NAME_RE.fullmatch(raw) is None:
-        if not raw:
-            out.add("name", "must not be empty")
-        elif len(raw) > MAX_NAME_LENGTH:
-            out.add("name", f"must be at most {MAX_NAME_LENGTH} characters")
-        else:
-            out.add(
-                "name",
-                f"'{raw}' may only contain letters, digits, '_' and '-'",
-            )
-        return None
-    return raw
-
-
-def _parse_parameters(raw: object, out: _Collector) -> dict[str, Any]:
-    if raw is None:
-        return copy.deepcopy(DEFAULT_PARAMETERS)
-    if not isinstance(raw, Mapping):
-        out.add("parameters", f"must be a JSON Schema object, got {_type_name(raw)}")
-        return copy.deepcopy(DEFAULT_PARAMETERS)
-    before = out.count
-    if not all(isinstance(key, str) for key in raw):
-        out.add("parameters", "keys must be strings")
-    if raw.get("type") != "object":
-        out.add("parameters.type", 'must be "object"')
-    properties = raw.get("properties", {})
-    names: set[str] = set()
-    if not isinstance(properties, Mapping):
-        out.add(
-            "parameters.properties",
-            f"must be an object, got {_type_name(properties)}",
-        )
-    else:
-        for key, schema in properties.items():
-            if not isinstance(key, str) or not key:
-                out.add("parameters.properties", "names must be non-empty strings")
-                continue
-            names.add(key)
-            if not isinstance(schema, Mapping):
-                out.add(
-                    f"parameters.properties.{key}",
-                    f"must be an object (a JSON Schema), got {_type_name(schema)}",
-                )
-    if "required" in raw:
-        required = raw["required"]
-        if not isinstance(required, list):
-            out.add(
-                "parameters.required",
-                f"must be a list of strings, got {_type_name(required)}",
-            )
-        else:
-            for item in required:
-                if not isinstance(item, str):
-                    out.add(
-                        "parameters.required",
-                        f"must contain strings only, got {_type_name(item)}",
-                    )
-                elif item not in names:
-                    out.add(
-                        "parameters.required",
-                        f"'{item}' is not a declared property",
-                    )
-    try:
-        text = json.dumps(raw, allow_nan=False)
-    except (TypeError, ValueError) as err:
-        out.add("parameters", f"must be JSON-serialisable ({err})")
-        return copy.deepcopy(DEFAULT_PARAMETERS)
-    if out.count != before:
-        return copy.deepcopy(DEFAULT_PARAMETERS)
-    parsed: dict[str, Any] = json.loads(text)
-    return parsed
-
-
-def _declared(parameters: Mapping[str, Any]) -> set[str]:
-    properties = parameters.get("properties")
-    if isinstance(properties, Mapping):
-        return {key for key in properties if isinstance(key, str)}
-    return set()
-
-
-def _check_placeholders(
-    names: frozenset[str], declared: set[str], field: str, out: _Collector
-) -> None:
-    for name in sorted(names - declared):
-        out.add(field, f"placeholder '{{{name}}}' names no declared parameter")
-
-
-def _parse_url(raw: object, declared: set[str] | None, out: _Collector) -> str | None:
-    if raw is None:
-        out.add("url", "is required")
-        return None
-    if not isinstance(raw, str):
-        out.add("url", f"must be a string, got {_type_name(raw)}")
-        return None
-    if not raw.strip():
-        out.add("url", "must not be empty")
-        return None
-    if raw != raw.strip():
-        out.add("url", "must not start or end with whitespace")
-        return None
-    if HEADER_CONTROL_RE.search(raw) or "\t" in raw:
-        out.add("url", "must not contain control characters")
-        return None
-    try:
-        parse_url_template(raw)
-    except ValueError as err:
-        out.add("url", str(err))
-        return None
-    if declared is not None:
-        _check_placeholders(template_placeholders(raw), declared, "url", out)
-    return raw
-
-
-def _parse_method(raw: object, out: _Collector) -> str | None:
-    if raw is None:
-        return DEFAULT_METHOD
-    if not isinstance(raw, str):
-        out.add("method", f"must be a string, got {_type_name(raw)}")
-        return None
-    if not is_valid_method(raw):
-        out.add("method", f"'{raw}' is not a valid HTTP method (RFC 9110 token)")
-        return None
-    return raw.upper()
-
-
-def _parse_headers(
-    raw: object, declared: set[str] | None, out: _Collector
-) -> dict[str, str]:
-    if raw is None:
-        return {}
-    if not isinstance(raw, Mapping):
-        out.add("headers", f"must be an object, got {_type_name(raw)}")
-        return {}
-    headers: dict[str, str] = {}
-    seen: dict[str, str] = {}
-    for key, value in raw.items():
-        if not isinstance(key, str) or TOKEN_RE.fullmatch(key) is None:
-            out.add("headers", f"'{key}' is not a valid header name")
-            continue
-        field = f"headers.{key}"
-        if key.lower() in seen:
-            out.add(field, f"duplicates header '{seen[key.lower()]}'")
-            continue
-        seen[key.lower()] = key
-        if not isinstance(value, str):
-            out.add(field, f"must be a string, got {_type_name(value)}")
-            continue
-        if HEADER_CONTROL_RE.search(value):
-            out.add(field, "must not contain control characters (CR, LF, NUL...)")
-            continue
-        try:
-            parse_template(value)
-        except ValueError as err:
-            out.add(field, str(err))
-            continue
-        if declared is not None:
-            _check_placeholders(template_placeholders(value), declared, field, out)
-        headers[key] = value
-    return headers
-
-
-def _parse_timeout(raw: object, out: _Collector) -> float | None:
-    if raw is None:
-        return None
-    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
-        out.add("timeout", f"must be a number of seconds, got {_type_name(raw)}")
-        return None
-    value = float(raw)
-    if not math.isfinite(value) or value <= 0 or value > MAX_TIMEOUT:
-        out.add("timeout", f"must be greater than 0 and at most {MAX_TIMEOUT:g} s")
-        return None
-    return value
-
 
 def _parse_one(
     raw: object, index: int, problems: list[DefinitionProblem]
 ) -> ToolDefinition | None:
-    out = _Collector(problems, index)
     if not isinstance(raw, Mapping):
-        out.add(None, f"must be an object, got {_type_name(raw)}")
+        message = f"must be an object, got {type_name(raw)}"
+        problems.append(DefinitionProblem(index, None, None, message))
         return None
     name = raw.get("name")
-    out.tool = name if isinstance(name, str) and NAME_RE.fullmatch(name) else None
-    parsed_name = _parse_name(name, out)
-    for key in raw:
-        if key in KNOWN_FIELDS:
-            continue
-        hint = difflib.get_close_matches(str(key), KNOWN_FIELDS, n=1)
-        suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
-        allowed = ", ".join(KNOWN_FIELDS)
-        out.add(str(key), f"unknown field{suffix}; allowed fields: {allowed}")
-    description = raw.get("description")
-    if description is None:
-        description = ""
-    elif not isinstance(description, str):
-        out.add("description", f"must be a string, got {_type_name(description)}")
-        description = ""
+    tool = name if isinstance(name, str) and NAME_RE.fullmatch(name) else None
+    out = FieldProblems()
+    parsed_name = parse_name(name, out)
+    check_known_fields(raw, out)
+    description = parse_description(raw.get("description"), out)
     before = out.count
-    parameters = _parse_parameters(raw.get("parameters"), out)
-    declared = _declared(parameters) if out.count == before else None
-    url = _parse_url(raw.get("url"), declared, out)
-    method = _parse_method(raw.get("method"), out)
-    headers = _parse_headers(raw.get("headers"), declared, out)
-    timeout = _parse_timeout(raw.get("timeout"), out)
+    parameters = parse_parameters(raw.get("parameters"), out)
+    declared = declared_properties(parameters) if out.count == before else None
+    url = parse_url(raw.get("url"), declared, out)
+    method = parse_method(raw.get("method"), out)
+    headers = parse_headers(raw.get("headers"), declared, out)
+    timeout = parse_timeout(raw.get("timeout"), out)
+    problems.extend(DefinitionProblem(index, tool, f, m) for f, m in out.found)
     if out.count or parsed_name is None or url is None or method is None:
         return None
     return ToolDefinition(
@@ -559,7 +153,7 @@ def parse_tools(data: object) -> list[ToolDefinition]:
                     None,
                     None,
                     "tool definitions must be a JSON array of objects, "
-                    f"got {_type_name(data)}",
+                    f"got {type_name(data)}",
                 )
             ]
         )
@@ -621,5 +215,5 @@ def parse_tools_json(raw: str | bytes) -> list[ToolDefinition]:
     except RecursionError:
         raise fail("tool definitions are not valid JSON: nested too deeply") from None
     if not isinstance(data, list):
-        raise fail(f"tool definitions must be a JSON array, got {_type_name(data)}")
+        raise fail(f"tool definitions must be a JSON array, got {type_name(data)}")
     return parse_tools(data)

@@ -3,43 +3,15 @@
 :func:`run_tool` never raises (except :class:`asyncio.CancelledError`): every
 failure becomes one of the guide's error texts (section 6)::
 
-    Error: unknown tool '<name>'
     Error: invalid HTTP method '<method>' for tool '<name>'
     Error: HTTP <status> — <body>
     Error: tool request failed: <error>
 
-plus the argument errors of :mod:`.requests` (``Error: missing required
-argument ...``, ``Error: invalid value for argument ...``).
-
-Decisions where the guide is silent:
-
-- Timeout: the definition's ``timeout`` wins over the ``timeout`` argument
-  (a non-positive or non-finite argument falls back to 15 s). It bounds the
-  whole call: connection, redirects and reading the body. Text:
-  ``Error: tool request failed: timeout after 15 s``.
-- Body size: at most ``min(max_bytes, 4 * max_chars + 16)`` bytes are read
-  (streamed with ``content.read(n)``; then the connection is closed). A
-  character takes at most 4 bytes, so reading more could not change the text.
-  ``DEFAULT_MAX_BYTES`` (1 MiB) is the hard ceiling when a caller raises
-  ``max_chars``: bounded memory per call, yet ~500 times what the default
-  2000 characters need. Compressed responses count after decompression.
-- Decoding: the response's declared charset when Python knows it, else UTF-8;
-  invalid bytes become U+FFFD; a character cut by the byte cap is dropped.
-- Success text: the body; when it is empty or only whitespace (always for
-  ``HEAD``, often for ``204``) the text is ``HTTP <status>``, e.g.
-  ``HTTP 200``, so that ``item_exists`` tells the model something. Non-2xx
-  responses give ``Error: HTTP <status> — <body>`` (body possibly empty).
-- Truncation: the text, prefix included, is cut so that the result including
-  the suffix ``… [truncated]`` is at most ``max_chars`` characters (for
-  ``max_chars`` shorter than the suffix, the suffix alone). Hitting the byte
-  cap always marks the text truncated.
-- Redirects: followed manually, at most 5, only to the same host (an upgrade
-  from ``http`` to ``https`` is allowed, a downgrade is not), so header values
-  (API keys) are never sent to another server. ``303`` (and ``301``/``302``
-  after a ``POST``) switch to ``GET`` without a body, as browsers do. A
-  redirect that is not followed is answered like any non-2xx status.
-- No header value ever appears in ``text`` or ``error``: error messages from
-  the network stack are scrubbed of every header value of the request.
+plus the argument errors of :mod:`.requests`. Finding the tool a call names
+is the caller's business (and so is ``Error: unknown tool``). It bounds the
+time, the bytes read and the text returned, follows redirects on the same
+host only, and never lets a header value into a text. The rules are in
+``docs/tool-format.md`` ("What the model receives").
 """
 
 from __future__ import annotations
@@ -55,7 +27,8 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
-from .definitions import ToolDefinition, is_valid_method
+from .definitions import ToolDefinition
+from .fields import http_method
 from .requests import PreparedRequest, RequestBuildError, build_request
 
 DEFAULT_TIMEOUT = 15.0
@@ -229,15 +202,14 @@ def _describe(err: BaseException) -> str:
 
 async def run_tool(
     session: aiohttp.ClientSession,
-    tools: Mapping[str, ToolDefinition],
-    name: str,
+    definition: ToolDefinition,
     arguments: Mapping[str, Any],
     *,
     timeout: float = DEFAULT_TIMEOUT,  # noqa: ASYNC109  (public interface)
     max_chars: int = DEFAULT_MAX_CHARS,
     max_bytes: int = DEFAULT_MAX_BYTES,
 ) -> ToolRunResult:
-    """Run the tool ``name`` with ``arguments``; every failure becomes text."""
+    """Run ``definition`` with ``arguments``; every failure becomes text."""
     started = time.monotonic()
     max_chars = max(int(max_chars), 1)
 
@@ -255,7 +227,7 @@ async def run_tool(
         if capped and not truncated:
             shown, truncated = _mark_truncated(text, max_chars), True
         return ToolRunResult(
-            tool=str(name),
+            tool=definition.name,
             text=shown,
             ok=ok,
             method=method,
@@ -266,23 +238,12 @@ async def run_tool(
             bytes_read=bytes_read,
         )
 
-    try:
-        definition = tools.get(name)
-    except TypeError:  # unhashable name
-        definition = None
-    if definition is None:
-        return finish(f"Error: unknown tool '{name}'", error="unknown tool")
-    if not isinstance(definition.method, str) or not is_valid_method(definition.method):
-        return finish(
-            f"Error: invalid HTTP method '{definition.method}' "
-            f"for tool '{definition.name}'",
-            error="invalid HTTP method",
-        )
-    method = definition.method.upper()
+    # Reported with the outcome; build_request refuses an invalid one.
+    method = http_method(definition.method)
     try:
         prepared = build_request(definition, arguments)
     except RequestBuildError as err:
-        return finish(err.text, method=method, error=err.text.removeprefix("Error: "))
+        return finish(err.text, method=method, error=err.reason)
     except Exception as err:  # a definition built by hand
         reason = f"cannot build the request: {type(err).__name__}"
         return finish(

@@ -1,44 +1,12 @@
 """Turn a tool definition and the model's arguments into an HTTP request.
 
-Rules of the operating guide (section 3): every ``{arg}`` in the URL and in
-header values is replaced by the call's value (strings unquoted, numbers and
-booleans as text); arguments consumed by a placeholder are not sent again; the
-remaining ones become query parameters for ``GET``, ``HEAD``, ``OPTIONS``,
-``TRACE`` and ``DELETE``, and a JSON body (``{}`` when nothing is left) for
-``POST``, ``PUT``, ``PATCH`` and every other verb.
-
-Decisions where the guide is silent:
-
-- Rendering of a value as text: strings as is; ``true``/``false``; integers
-  (and floats with an integral value, ``2.0`` -> ``2``) without ``.0``; other
-  floats in their shortest round-trip form; lists and objects as compact JSON
-  text; NaN and infinities are refused.
-- URL values are percent-encoded so that only RFC 3986 unreserved characters
-  (``A-Z a-z 0-9 - . _ ~``) stay literal, wherever they land (path, query key
-  or value, fragment): no value can change the scheme, host, path structure,
-  query or fragment. A value making a whole path segment ``.`` or ``..`` is
-  refused (encoding the dots would not help: ``%2E`` is equivalent to ``.``
-  for RFC 3986 normalisers), and so is a value leaving a path segment empty
-  (``/items/{id}`` with ``""`` would address the collection instead).
-- Literal text of the URL template is kept, except that characters not
-  allowed in a URL (spaces, non-ASCII, ``{{``/``}}`` braces...) and a ``%``
-  not followed by two hex digits are percent-encoded; the host is IDNA-encoded.
-- Remaining arguments in the query: in the arguments' order, appended after a
-  query the URL already has (``?format=3`` is kept) and before any fragment;
-  ``null`` is omitted; a list gives one ``key=value`` per non-null element;
-  an object is sent as JSON text.
-- Remaining arguments in a JSON body are sent as given, ``null`` included.
-  ``Content-Type: application/json`` is added unless the definition sets its
-  own ``Content-Type`` (any case). Query verbs get no body and no added
-  ``Content-Type``. The body is compact UTF-8 JSON (``{"qty":2}``).
-- Unknown extra arguments are not refused: they follow the verb like the
-  others (the guide: "the remaining ones follow the verb").
-- A required argument that is missing or ``null``, or a placeholder without a
-  value, is refused: ``Error: missing required argument '<arg>' for tool
-  '<name>'``. No partial request is ever built.
-- Header values with control characters (CR, LF, NUL...) after substitution are
-  refused. Error texts never contain argument values (header values are
-  secrets).
+Placeholders take their arguments' values (percent-encoded in the URL, so no
+value can change the server, the path's structure, the query or the
+fragment); the remaining arguments go to the query for ``GET``, ``HEAD``,
+``OPTIONS``, ``TRACE`` and ``DELETE`` and to a JSON body for every other
+verb. A request that cannot be built raises :class:`RequestBuildError` with
+the text the model receives; no partial request is ever built. The rules are
+in ``docs/tool-format.md`` ("How a call becomes a request").
 """
 
 from __future__ import annotations
@@ -51,15 +19,9 @@ import re
 from typing import Any
 from urllib.parse import quote
 
-from .definitions import (
-    HEADER_CONTROL_RE,
-    Placeholder,
-    TemplatePart,
-    ToolDefinition,
-    is_valid_method,
-    parse_template,
-    parse_url_template,
-)
+from .definitions import ToolDefinition
+from .fields import HEADER_CONTROL_RE, http_method
+from .templates import Placeholder, TemplatePart, parse_template, parse_url_template
 
 QUERY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "DELETE"})
 JSON_CONTENT_TYPE = "application/json"
@@ -90,10 +52,15 @@ class PreparedRequest:
 class RequestBuildError(Exception):
     """The request cannot be built; ``text`` is what the model receives."""
 
-    def __init__(self, text: str) -> None:
-        """Keep the model-facing text (it starts with ``Error: ``)."""
+    def __init__(self, text: str, reason: str | None = None) -> None:
+        """Keep the model-facing text (it starts with ``Error: ``).
+
+        ``reason`` is the short form for logs and diagnostics; by default the
+        text without its ``Error: `` prefix.
+        """
         super().__init__(text)
         self.text = text
+        self.reason = reason if reason is not None else text.removeprefix("Error: ")
 
 
 class _InvalidValue(ValueError):
@@ -299,17 +266,18 @@ def build_request(
     definition: ToolDefinition, arguments: Mapping[str, Any]
 ) -> PreparedRequest:
     """Build the request for one call; raise :class:`RequestBuildError`."""
+    method = http_method(definition.method)
+    if method is None:  # a definition built by hand: parse_tools refuses it
+        raise RequestBuildError(
+            f"Error: invalid HTTP method '{definition.method}' "
+            f"for tool '{definition.name}'",
+            "invalid HTTP method",
+        )
     if not isinstance(arguments, Mapping) or not all(
         isinstance(key, str) for key in arguments
     ):
         raise RequestBuildError(
             f"Error: arguments for tool '{definition.name}' must be a JSON object"
-        )
-    method = definition.method.upper()
-    if not is_valid_method(method):
-        raise RequestBuildError(
-            f"Error: invalid HTTP method '{definition.method}' "
-            f"for tool '{definition.name}'"
         )
     required = definition.parameters.get("required")
     for name in required if isinstance(required, list) else ():

@@ -1,0 +1,299 @@
+"""The fields of a tool definition: their rules, and one check per field.
+
+Each check takes the raw JSON value, records what is wrong in
+:class:`FieldProblems` (naming the field) and returns the parsed value. The
+rules are in ``docs/tool-format.md``.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+import copy
+import difflib
+import json
+import math
+import re
+from typing import Any
+
+from .templates import (
+    PLACEHOLDER_NAME_RE,
+    parse_template,
+    parse_url_template,
+    template_placeholders,
+)
+
+DEFAULT_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
+DEFAULT_METHOD = "POST"
+MAX_TIMEOUT = 300.0
+MAX_NAME_LENGTH = 64
+
+KNOWN_FIELDS = (
+    "name",
+    "description",
+    "parameters",
+    "url",
+    "method",
+    "headers",
+    "timeout",
+)
+
+NAME_RE = PLACEHOLDER_NAME_RE  # tool names and placeholders: one rule
+# RFC 9110 section 5.6.2: token = 1*tchar
+TOKEN_RE = re.compile(r"[!#$%&'*+\-.^_`|~0-9A-Za-z]+")
+# Control characters forbidden in header values (HTAB is allowed).
+HEADER_CONTROL_RE = re.compile(r"[\x00-\x08\x0a-\x1f\x7f]")
+
+
+def http_method(value: object) -> str | None:
+    """``value`` upper-cased when it is an HTTP method, else None.
+
+    Any RFC 9110 token (tchar only) is a method: servers define their own.
+    The one rule for parsing definitions and for building requests.
+    """
+    if isinstance(value, str) and TOKEN_RE.fullmatch(value) is not None:
+        return value.upper()
+    return None
+
+
+def type_name(value: object) -> str:
+    """The JSON name of ``value``'s type, for problem texts."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "boolean"
+    if isinstance(value, (int, float)):
+        return "number"
+    if isinstance(value, str):
+        return "string"
+    if isinstance(value, (list, tuple)):
+        return "array"
+    if isinstance(value, Mapping):
+        return "object"
+    return type(value).__name__
+
+
+class FieldProblems:
+    """What is wrong in one definition: (field, message) pairs, in order."""
+
+    def __init__(self) -> None:
+        """No problem yet."""
+        self.found: list[tuple[str | None, str]] = []
+
+    @property
+    def count(self) -> int:
+        """How many problems were found so far."""
+        return len(self.found)
+
+    def add(self, field: str | None, message: str) -> None:
+        """Record a problem of ``field`` (None: the definition as a whole)."""
+        self.found.append((field, message))
+
+
+def _string(
+    raw: object, field: str, out: FieldProblems, *, default: str | None = None
+) -> str | None:
+    """``raw`` when it is a string; ``default`` when absent (None: required)."""
+    if raw is None:
+        if default is None:
+            out.add(field, "is required")
+        return default
+    if not isinstance(raw, str):
+        out.add(field, f"must be a string, got {type_name(raw)}")
+        return None
+    return raw
+
+
+def check_known_fields(raw: Mapping[Any, Any], out: FieldProblems) -> None:
+    """Refuse fields this version does not know (a typo must not go unseen)."""
+    for key in raw:
+        if key in KNOWN_FIELDS:
+            continue
+        hint = difflib.get_close_matches(str(key), KNOWN_FIELDS, n=1)
+        suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
+        allowed = ", ".join(KNOWN_FIELDS)
+        out.add(str(key), f"unknown field{suffix}; allowed fields: {allowed}")
+
+
+def parse_name(raw: object, out: FieldProblems) -> str | None:
+    """The tool's name."""
+    name = _string(raw, "name", out)
+    if name is None:
+        return None
+    if NAME_RE.fullmatch(name) is None:
+        if not name:
+            out.add("name", "must not be empty")
+        elif len(name) > MAX_NAME_LENGTH:
+            out.add("name", f"must be at most {MAX_NAME_LENGTH} characters")
+        else:
+            out.add(
+                "name",
+                f"'{name}' may only contain letters, digits, '_' and '-'",
+            )
+        return None
+    return name
+
+
+def parse_description(raw: object, out: FieldProblems) -> str:
+    """What the model reads about the tool (empty when absent)."""
+    return _string(raw, "description", out, default="") or ""
+
+
+def parse_parameters(raw: object, out: FieldProblems) -> dict[str, Any]:
+    """The JSON Schema of the arguments (the default one when it is invalid)."""
+    if raw is None:
+        return copy.deepcopy(DEFAULT_PARAMETERS)
+    if not isinstance(raw, Mapping):
+        out.add("parameters", f"must be a JSON Schema object, got {type_name(raw)}")
+        return copy.deepcopy(DEFAULT_PARAMETERS)
+    before = out.count
+    if not all(isinstance(key, str) for key in raw):
+        out.add("parameters", "keys must be strings")
+    if raw.get("type") != "object":
+        out.add("parameters.type", 'must be "object"')
+    properties = raw.get("properties", {})
+    names: set[str] = set()
+    if not isinstance(properties, Mapping):
+        out.add(
+            "parameters.properties",
+            f"must be an object, got {type_name(properties)}",
+        )
+    else:
+        for key, schema in properties.items():
+            if not isinstance(key, str) or not key:
+                out.add("parameters.properties", "names must be non-empty strings")
+                continue
+            names.add(key)
+            if not isinstance(schema, Mapping):
+                out.add(
+                    f"parameters.properties.{key}",
+                    f"must be an object (a JSON Schema), got {type_name(schema)}",
+                )
+    if "required" in raw:
+        required = raw["required"]
+        if not isinstance(required, list):
+            out.add(
+                "parameters.required",
+                f"must be a list of strings, got {type_name(required)}",
+            )
+        else:
+            for item in required:
+                if not isinstance(item, str):
+                    out.add(
+                        "parameters.required",
+                        f"must contain strings only, got {type_name(item)}",
+                    )
+                elif item not in names:
+                    out.add(
+                        "parameters.required",
+                        f"'{item}' is not a declared property",
+                    )
+    try:
+        text = json.dumps(raw, allow_nan=False)
+    except (TypeError, ValueError) as err:
+        out.add("parameters", f"must be JSON-serialisable ({err})")
+        return copy.deepcopy(DEFAULT_PARAMETERS)
+    if out.count != before:
+        return copy.deepcopy(DEFAULT_PARAMETERS)
+    parsed: dict[str, Any] = json.loads(text)
+    return parsed
+
+
+def declared_properties(parameters: Mapping[str, Any]) -> set[str]:
+    """The property names ``parameters`` declares."""
+    properties = parameters.get("properties")
+    if isinstance(properties, Mapping):
+        return {key for key in properties if isinstance(key, str)}
+    return set()
+
+
+def _check_placeholders(
+    names: frozenset[str], declared: set[str], field: str, out: FieldProblems
+) -> None:
+    for name in sorted(names - declared):
+        out.add(field, f"placeholder '{{{name}}}' names no declared parameter")
+
+
+def parse_url(raw: object, declared: set[str] | None, out: FieldProblems) -> str | None:
+    """The URL template; its placeholders checked when ``declared`` is known."""
+    url = _string(raw, "url", out)
+    if url is None:
+        return None
+    if not url.strip():
+        out.add("url", "must not be empty")
+        return None
+    if url != url.strip():
+        out.add("url", "must not start or end with whitespace")
+        return None
+    if HEADER_CONTROL_RE.search(url) or "\t" in url:
+        out.add("url", "must not contain control characters")
+        return None
+    try:
+        parse_url_template(url)
+    except ValueError as err:
+        out.add("url", str(err))
+        return None
+    if declared is not None:
+        _check_placeholders(template_placeholders(url), declared, "url", out)
+    return url
+
+
+def parse_method(raw: object, out: FieldProblems) -> str | None:
+    """The HTTP method, upper-cased."""
+    text = _string(raw, "method", out, default=DEFAULT_METHOD)
+    if text is None:
+        return None
+    method = http_method(text)
+    if method is None:
+        out.add("method", f"'{text}' is not a valid HTTP method (RFC 9110 token)")
+    return method
+
+
+def parse_headers(
+    raw: object, declared: set[str] | None, out: FieldProblems
+) -> dict[str, str]:
+    """The headers; placeholders in values checked when ``declared`` is known."""
+    if raw is None:
+        return {}
+    if not isinstance(raw, Mapping):
+        out.add("headers", f"must be an object, got {type_name(raw)}")
+        return {}
+    headers: dict[str, str] = {}
+    seen: dict[str, str] = {}
+    for key, value in raw.items():
+        if not isinstance(key, str) or TOKEN_RE.fullmatch(key) is None:
+            out.add("headers", f"'{key}' is not a valid header name")
+            continue
+        field = f"headers.{key}"
+        if key.lower() in seen:
+            out.add(field, f"duplicates header '{seen[key.lower()]}'")
+            continue
+        seen[key.lower()] = key
+        if not isinstance(value, str):
+            out.add(field, f"must be a string, got {type_name(value)}")
+            continue
+        if HEADER_CONTROL_RE.search(value):
+            out.add(field, "must not contain control characters (CR, LF, NUL...)")
+            continue
+        try:
+            parse_template(value)
+        except ValueError as err:
+            out.add(field, str(err))
+            continue
+        if declared is not None:
+            _check_placeholders(template_placeholders(value), declared, field, out)
+        headers[key] = value
+    return headers
+
+
+def parse_timeout(raw: object, out: FieldProblems) -> float | None:
+    """The tool's own timeout in seconds (None: the global one)."""
+    if raw is None:
+        return None
+    if isinstance(raw, bool) or not isinstance(raw, (int, float)):
+        out.add("timeout", f"must be a number of seconds, got {type_name(raw)}")
+        return None
+    value = float(raw)
+    if not math.isfinite(value) or value <= 0 or value > MAX_TIMEOUT:
+        out.add("timeout", f"must be greater than 0 and at most {MAX_TIMEOUT:g} s")
+        return None
+    return value

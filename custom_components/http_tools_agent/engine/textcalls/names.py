@@ -1,0 +1,59 @@
+"""Which offered tool a name written by the model means."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from typing import Any
+
+
+class ToolNames:
+    """The offered tools: resolves written names, knows parameter schemas."""
+
+    __slots__ = ("_exact", "_lower", "_suffix")
+
+    def __init__(self, tools: Mapping[str, Mapping[str, Any]]) -> None:
+        """Index ``tools`` (offered name -> JSON Schema ``parameters``)."""
+        self._exact: dict[str, Mapping[str, Any]] = {}
+        self._lower: dict[str, list[str]] = {}
+        self._suffix: dict[str, list[str]] = {}
+        for name, schema in tools.items():
+            self._exact[name] = schema if isinstance(schema, Mapping) else {}
+            self._lower.setdefault(name.lower(), []).append(name)
+            start = name.find("__")
+            while start != -1:
+                tail = name[start + 2 :]
+                if tail:
+                    self._suffix.setdefault(tail, []).append(name)
+                start = name.find("__", start + 1)
+
+    def __bool__(self) -> bool:
+        """Whether any tool is offered."""
+        return bool(self._exact)
+
+    def resolve(self, written: str) -> str | None:
+        """Offered name for ``written``, or None.
+
+        Exact match; else the unique case-insensitive match; else the unique
+        offered name ending with ``"__" + written`` (namespaced tool APIs).
+        """
+        written = written.strip()
+        if written in self._exact:
+            return written
+        found = self._lower.get(written.lower())
+        if found is not None and len(found) == 1:
+            return found[0]
+        found = self._suffix.get(written)
+        if found is not None and len(found) == 1:
+            return found[0]
+        return None
+
+    def param_schema(self, tool: str, param: str) -> Mapping[str, Any] | None:
+        """JSON Schema of one parameter of an offered tool, if declared."""
+        schema = self._exact.get(tool)
+        if schema is None:
+            return None
+        props = schema.get("properties")
+        if not isinstance(props, Mapping):
+            return None
+        found = props.get(param)
+        return found if isinstance(found, Mapping) else None
