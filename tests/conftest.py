@@ -11,6 +11,7 @@ import sys
 
 sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
+import asyncio
 from collections.abc import AsyncGenerator, Generator
 from typing import Any
 
@@ -45,6 +46,26 @@ ENTRY_UNIQUE_ID = "01JTESTENTRY"
 @pytest.fixture(autouse=True)
 def auto_enable_custom_integrations(enable_custom_integrations: None) -> None:
     """Let Home Assistant load this custom integration in every test."""
+
+
+@pytest.fixture(autouse=True)
+async def close_orphaned_stream_generators() -> AsyncGenerator[None]:
+    """Let the openai SDK's abandoned SSE generators finish closing.
+
+    The SDK stops reading a stream at `[DONE]` and leaves its nested
+    generators (nine, down to the HTTP connection) to the garbage collector,
+    which closes them one task after the other. Harmless in production, but
+    the test harness would report those tasks as lingering. Core integrations
+    on the SDK (`llama_cpp`, `open_router`) leave them the same way.
+    """
+    yield
+    for _ in range(32):
+        await asyncio.sleep(0)
+        if not any(
+            type(task.get_coro()).__name__ == "async_generator_athrow"
+            for task in asyncio.all_tasks()
+        ):
+            return
 
 
 @pytest.fixture

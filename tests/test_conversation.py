@@ -3,7 +3,6 @@ scripted servers on loopback."""
 
 from __future__ import annotations
 
-import asyncio
 import json
 from typing import Any
 
@@ -650,21 +649,3 @@ async def test_tools_of_merged_apis_answer_to_their_short_name(
     assert "http-tools__get_weather" in offered
     assert speech(result) == "Sunny in Rome."
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
-
-
-@pytest.mark.usefixtures("setup_integration")
-async def test_streamed_turns_leave_no_task_behind(
-    hass: HomeAssistant, llm_server: FakeLLMServer
-) -> None:
-    """The SDK leaves its SSE generators to the garbage collector after
-    `[DONE]`; the agent lets their closing tasks run before the turn ends,
-    so no turn leaves an HTTP connection to be closed later."""
-    for text in ("Hi.", "Hello again.", "Bye."):
-        llm_server.add(text_stream(text))
-        assert speech(await converse(hass, text)) == text
-        await asyncio.sleep(0)  # a finalized generator's task starts now
-        assert not [
-            task
-            for task in asyncio.all_tasks()
-            if type(task.get_coro()).__name__ == "async_generator_athrow"
-        ]

@@ -11,7 +11,6 @@ Afterwards the object tells what the reply held: `text`, `calls`, `empty`,
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
 import json
@@ -37,11 +36,6 @@ type Delta = AssistantContentDeltaDict | ToolResultContentDeltaDict
 # Name used for call markup that could not be read at all.
 UNREADABLE_CALL = "invalid_tool_call"
 
-# The SDK stops reading at `[DONE]` and leaves its SSE generators (nine
-# nested ones down to the HTTP connection) to the garbage collector, which
-# closes them one task after the other.
-_MAX_GENERATOR_CHAIN = 16
-
 
 def call_key(name: str, arguments: Mapping[str, Any]) -> str:
     """Identify a call by tool and arguments (to spot a repeated call)."""
@@ -49,28 +43,6 @@ def call_key(name: str, arguments: Mapping[str, Any]) -> str:
         return name + json.dumps(arguments, sort_keys=True, default=str)
     except ValueError, RecursionError:
         return f"{name}#{id(arguments)}"  # pathological arguments: never equal
-
-
-def _closing_generators() -> set[asyncio.Task[Any]]:
-    return {
-        task
-        for task in asyncio.all_tasks()
-        if not task.done()
-        and type(task.get_coro()).__name__ == "async_generator_athrow"
-    }
-
-
-async def _async_let_generators_close() -> None:
-    """Run the chain of the stream's generator-closing tasks to its end.
-
-    A turn that returns before them leaves tasks behind that close an HTTP
-    connection later (Home Assistant's tests fail such a turn).
-    """
-    for _ in range(_MAX_GENERATOR_CHAIN):
-        await asyncio.sleep(0)
-        if not (closing := _closing_generators()):
-            return
-        await asyncio.wait(closing, timeout=1)
 
 
 def _is_sdk_model(value: object) -> bool:
@@ -167,7 +139,6 @@ class CompletionStream:
                     async for chunk in response:
                         for delta in self._chunk(chunk):
                             yield delta
-                await _async_let_generators_close()
             else:
                 completion = await client.chat.completions.create(
                     **params, stream=False
