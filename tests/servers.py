@@ -281,7 +281,7 @@ class FakeLLMServer(LoopbackServer):
             if index == reply.hold_before:
                 await self._hold(reply)
             await response.write(part)
-            self.mark("sent", part.decode())
+            self.mark("sent", part.decode(errors="replace"))
             if reply.chunk_delay and index < len(events) - 1:
                 await asyncio.sleep(reply.chunk_delay)
         self.mark("done")
