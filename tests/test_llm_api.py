@@ -6,11 +6,21 @@ from typing import Any
 
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
+import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.http_tools_agent.const import DOMAIN
+from dev.loopback import free_port
 
-from .kit import API_ID, add_agent, converse, core_llama_cpp_entry, llm_context, speech
+from .kit import (
+    API_ID,
+    add_agent,
+    call_service,
+    converse,
+    core_llama_cpp_entry,
+    llm_context,
+    speech,
+)
 from .servers import FakeLLMServer, ToolEndpoint, completion
 
 
@@ -36,16 +46,11 @@ async def test_tool_call_through_the_api(
     assert request.headers["X-Tool"] == "http-tools-agent"
 
 
-async def test_failed_tool_is_an_error_result(
-    hass: HomeAssistant, setup_integration: MockConfigEntry, socket_enabled: None
-) -> None:
+@pytest.mark.usefixtures("setup_integration", "socket_enabled")
+async def test_failed_tool_is_an_error_result(hass: HomeAssistant) -> None:
     """A tool whose server is down gives an error result, not an exception."""
-    runtime = setup_integration.runtime_data
-    from custom_components.http_tools_agent.engine.definitions import parse_tools
-
-    runtime.store.set_override(
-        parse_tools([{"name": "down", "url": "http://127.0.0.1:9/x", "method": "GET"}])
-    )
+    down = {"name": "down", "url": f"http://127.0.0.1:{free_port()}/x", "method": "GET"}
+    await call_service(hass, "set_tools", {"tools": [down]})
     instance = await llm.async_get_api(hass, API_ID, llm_context())
 
     result = await instance.async_call_tool(

@@ -13,7 +13,8 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.http_tools_agent.engine.definitions import parse_tools_json
 
-from .kit import call_service, tool_names
+from .kit import call_service, converse, speech, tool_names
+from .servers import FakeLLMServer, text_stream
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "custom_components" / "http_tools_agent"
@@ -118,9 +119,10 @@ async def test_valid_options_apply_without_restart(
 
 
 async def test_empty_editor_means_no_tools(
-    hass: HomeAssistant, config_entry: MockConfigEntry
+    hass: HomeAssistant, config_entry: MockConfigEntry, llm_server: FakeLLMServer
 ) -> None:
-    """Clearing the editor removes the options' tools; source none."""
+    """Clearing the editor removes the options' tools; source none; the model
+    is offered no tools."""
     result = await open_settings(hass, config_entry)
     result = await hass.config_entries.options.async_configure(
         result["flow_id"], valid_settings(tools="  ")
@@ -129,7 +131,9 @@ async def test_empty_editor_means_no_tools(
     await hass.async_block_till_done()
     assert config_entry.options["tools"] == []
     assert (await call_service(hass, "get_tools"))["source"] == "none"
-    assert config_entry.runtime_data.store.enabled is False
+    llm_server.add(text_stream("Hi!"))
+    assert speech(await converse(hass, "Hello")) == "Hi!"
+    assert "tools" not in llm_server.requests[0]
 
 
 @pytest.mark.parametrize(
