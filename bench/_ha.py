@@ -1,10 +1,16 @@
-"""Helpers of the benchmarks: a real Home Assistant in a plain script, the
-agents set up the way the end-to-end tests set them up, and table output."""
+"""Helpers of the benchmarks: a real Home Assistant in a plain script (the
+agents are set up the way the end-to-end tests set them up:
+`tests/e2e/harness.py`), timed turns, and table output.
+
+The benchmarks run as modules from the repository root, e.g.
+`.venv/bin/python -m bench.bench_loop`, so the repository is on `sys.path`.
+"""
 
 from __future__ import annotations
 
 from collections.abc import AsyncIterator, Sequence
 from contextlib import asynccontextmanager
+import os
 from pathlib import Path
 import platform
 import statistics
@@ -13,8 +19,6 @@ import tempfile
 import time
 from typing import Any
 
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 from homeassistant import loader
 from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
@@ -22,6 +26,7 @@ from homeassistant.helpers import chat_session
 from pytest_homeassistant_custom_component.common import async_test_home_assistant
 
 import custom_components.http_tools_agent  # noqa: F401  (before HA's loader looks)
+from tests.kit import speech
 
 
 @asynccontextmanager
@@ -59,8 +64,12 @@ async def timed_turn(
             hass, text, session.conversation_id, Context(), agent_id=agent_id
         )
     elapsed = time.perf_counter() - started
-    spoken: str = result.response.speech.get("plain", {}).get("speech", "")
-    return elapsed, (first[0] if first else None), spoken
+    return elapsed, (first[0] if first else None), speech(result)
+
+
+def log(message: str) -> None:
+    """Progress on stderr (the tables go to stdout)."""
+    print(message, file=sys.stderr, flush=True)
 
 
 def median_ms(values: Sequence[float]) -> str:
@@ -93,8 +102,6 @@ def machine() -> str:
                 break
     except OSError:
         pass
-    import os
-
     return (
         f"{os.cpu_count()} CPUs ({cpu}), {ram} RAM, Python "
         f"{platform.python_version()}, load average "

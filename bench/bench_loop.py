@@ -14,34 +14,26 @@ LLM API.
   apart, as llama-cpp-python sends), vs the raw SDK stream.
 - P3: three parallel tool calls of 300 ms each vs one.
 
-    .venv/bin/python bench/bench_loop.py [--turns 40]
+    .venv/bin/python -m bench.bench_loop [--turns 40]
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-import sys
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 import argparse
 import asyncio
-import re
 import statistics
 import time
 
 import aiohttp
-from aiohttp import web
 import openai
 
 from bench._ha import home_assistant, machine, median_ms, table, timed_turn
 from tests.e2e.harness import setup_llama_cpp, setup_ours
+from tests.kit import weather_tool
 from tests.servers import (
     FakeLLMServer,
     Reply,
     ToolEndpoint,
-    chunk,
-    sse,
     text_stream,
     tool_calls_stream,
     transcript,
@@ -54,45 +46,11 @@ ANSWER_TOKENS = ["It", " is", " sunny", " in", " Rome", ",", " 14", " degrees", 
 THINKING = ["<think>", "The", " user", " asks", " the", " weather", ".", "</think>"]
 
 
-class PacedLLMServer(FakeLLMServer):
-    """Writes each SSE event TOKEN_GAP seconds after the previous one."""
-
-    async def _chat(self, request: web.Request) -> web.StreamResponse:
-        body = await request.json()
-        self.requests.append(body)
-        reply = self.replies.popleft()
-        response = web.StreamResponse(headers={"Content-Type": reply.content_type})
-        await response.prepare(request)
-        for part in re.findall(rb".*?\n\n", reply.body, re.S):
-            await asyncio.sleep(TOKEN_GAP)
-            await response.write(part)
-        await response.write_eof()
-        return response
-
-
 def paced(tokens: list[str]) -> Reply:
-    """One token per chunk."""
-    chunks = [chunk({"role": "assistant", "content": ""})]
-    chunks += [chunk({"content": t}) for t in tokens]
-    chunks.append(chunk({}, "stop"))
-    return sse(chunks)
-
-
-def tools_for(endpoint: ToolEndpoint) -> list[dict[str, object]]:
-    """One weather tool on the endpoint."""
-    return [
-        {
-            "name": WEATHER_TOOL,
-            "description": "Current weather for a city.",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}},
-                "required": ["city"],
-            },
-            "url": f"{endpoint.url}/weather/{{city}}",
-            "method": "GET",
-        }
-    ]
+    """One token per chunk, TOKEN_GAP seconds before each SSE event."""
+    reply = text_stream(*tokens, chunk_delay=TOKEN_GAP)
+    reply.delay = TOKEN_GAP
+    return reply
 
 
 async def floor_turn(
@@ -128,21 +86,21 @@ async def raw_first_char(client: openai.AsyncOpenAI) -> float | None:
 async def main(turns: int) -> None:
     """Run P1-P3 and print their tables."""
     print(f"Machine: {machine()}")
-    llm = PacedLLMServer()
+    llm = FakeLLMServer()
     fast = FakeLLMServer()
     endpoint = ToolEndpoint()
     for server in (llm, fast, endpoint):
         await server.start()
     try:
         async with home_assistant() as hass:
-            ours = await setup_ours(hass, fast.base_url, tools_for(endpoint))
+            ours = await setup_ours(hass, fast.base_url, [weather_tool(endpoint.url)])
             core = await setup_llama_cpp(hass, fast.base_url)
             client = openai.AsyncOpenAI(api_key="x", base_url=fast.base_url)
             async with aiohttp.ClientSession() as session:
                 await p1(hass, fast, endpoint, ours, core, client, session, turns)
             await p3(hass, fast, endpoint, ours, core, max(turns // 4, 5))
         async with home_assistant() as hass:
-            ours = await setup_ours(hass, llm.base_url, tools_for(endpoint))
+            ours = await setup_ours(hass, llm.base_url, [weather_tool(endpoint.url)])
             core = await setup_llama_cpp(hass, llm.base_url)
             paced_client = openai.AsyncOpenAI(api_key="x", base_url=llm.base_url)
             await p2(hass, llm, ours, core, paced_client, max(turns // 4, 5))
@@ -203,7 +161,7 @@ async def p1(
 
 async def p2(
     hass: object,
-    llm: PacedLLMServer,
+    llm: FakeLLMServer,
     ours: str,
     core: str,
     client: openai.AsyncOpenAI,

@@ -11,51 +11,50 @@
   the server's tokenizer (`/extras/tokenize`) and the `usage.prompt_tokens`
   difference of a request with and without tools.
 
-    .venv/bin/python bench/bench_real_model.py [--only p4|p6] [--agents ours,core]
-        [--variant NAME ...] [--limit N]
+    .venv/bin/python -m bench.bench_real_model [--only p4|p6] [--agents ours,core]
+        [--limit N] [--dump FILE]
+
+(`--agents` also takes the variants of ours: ours-nostream, ours-required.)
 
 Needs `scripts/model_server --install-only` (or HTA_MODEL_SERVER_URL).
 """
 
 from __future__ import annotations
 
-from pathlib import Path
-import sys
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 import argparse
 import asyncio
 from collections.abc import Callable
 from dataclasses import dataclass
 import json
+from pathlib import Path
 import time
 from typing import Any
 
 import aiohttp
 
-from bench._ha import home_assistant, machine, table, timed_turn
+from bench._ha import home_assistant, log, machine, table, timed_turn
+from dev.loopback import Recorded
+from dev.tool_server import DEMO_TOOLS, DemoToolServer, weather_for
 from tests.e2e.harness import (
     QWEN_ALIAS,
     ModelServer,
     fixed_date_time_prompt,
-    log,
-    markup_in,
     setup_llama_cpp,
     setup_ours,
 )
-from tests.e2e.tool_server import DEMO_TOOLS, DemoToolServer, Received, weather_for
+from tests.markup import markup_in
+from tests.servers import FakeLLMServer, text_stream
 
 TOOLS = list(DEMO_TOOLS)
 
-type Check = Callable[[list[Received], DemoToolServer, str], tuple[bool, bool]]
+type Check = Callable[[list[Recorded], DemoToolServer, str], tuple[bool, bool]]
 
 
 def weather(*cities: str) -> Check:
     """Right: one GET per city (any order); used: every temperature said."""
 
     def check(
-        reqs: list[Received], _s: DemoToolServer, answer: str
+        reqs: list[Recorded], _s: DemoToolServer, answer: str
     ) -> tuple[bool, bool]:
         got = sorted((r.method, r.path.lower()) for r in reqs)
         want = sorted(("GET", f"/weather/{c.lower()}") for c in cities)
@@ -65,7 +64,7 @@ def weather(*cities: str) -> Check:
     return check
 
 
-def listed(reqs: list[Received], _s: DemoToolServer, answer: str) -> tuple[bool, bool]:
+def listed(reqs: list[Recorded], _s: DemoToolServer, answer: str) -> tuple[bool, bool]:
     """Right: one GET /api/items; used: the items are named."""
     ok = [(r.method, r.path) for r in reqs] == [("GET", "/api/items")]
     used = all(n in answer.lower() for n in ("apples", "bananas", "milk"))
@@ -75,7 +74,7 @@ def listed(reqs: list[Received], _s: DemoToolServer, answer: str) -> tuple[bool,
 def added(name: str, qty: int | None = None) -> Check:
     """Right: one POST creating `name` (with `qty` when given)."""
 
-    def check(reqs: list[Received], s: DemoToolServer, _a: str) -> tuple[bool, bool]:
+    def check(reqs: list[Recorded], s: DemoToolServer, _a: str) -> tuple[bool, bool]:
         ok = [(r.method, r.path) for r in reqs] == [("POST", "/api/items")] and any(
             name in str(i["name"]).lower() and (qty is None or i["qty"] == qty)
             for i in s.items.values()
@@ -88,7 +87,7 @@ def added(name: str, qty: int | None = None) -> Check:
 def updated(item_id: str, qty: int) -> Check:
     """Right: one PATCH of the item to qty."""
 
-    def check(reqs: list[Received], s: DemoToolServer, _a: str) -> tuple[bool, bool]:
+    def check(reqs: list[Recorded], s: DemoToolServer, _a: str) -> tuple[bool, bool]:
         ok = [(r.method, r.path) for r in reqs] == [
             ("PATCH", f"/api/items/{item_id}")
         ] and s.items[item_id]["qty"] == qty
@@ -100,7 +99,7 @@ def updated(item_id: str, qty: int) -> Check:
 def deleted(item_id: str) -> Check:
     """Right: one DELETE of the item."""
 
-    def check(reqs: list[Received], s: DemoToolServer, _a: str) -> tuple[bool, bool]:
+    def check(reqs: list[Recorded], s: DemoToolServer, _a: str) -> tuple[bool, bool]:
         ok = [(r.method, r.path) for r in reqs] == [
             ("DELETE", f"/api/items/{item_id}")
         ] and item_id not in s.items
@@ -112,7 +111,7 @@ def deleted(item_id: str) -> Check:
 def hooked(word: str) -> Check:
     """Right: one POST /hook whose message holds `word`."""
 
-    def check(reqs: list[Received], s: DemoToolServer, _a: str) -> tuple[bool, bool]:
+    def check(reqs: list[Recorded], s: DemoToolServer, _a: str) -> tuple[bool, bool]:
         ok = [(r.method, r.path) for r in reqs] == [("POST", "/hook")] and any(
             word in json.dumps(h).lower() for h in s.hooks
         )
@@ -121,7 +120,7 @@ def hooked(word: str) -> Check:
     return check
 
 
-def no_tool(reqs: list[Received], _s: DemoToolServer, answer: str) -> tuple[bool, bool]:
+def no_tool(reqs: list[Recorded], _s: DemoToolServer, answer: str) -> tuple[bool, bool]:
     """Small talk: no request, some answer."""
     ok = not reqs and bool(answer.strip())
     return ok, ok
@@ -294,17 +293,13 @@ def p4_tables(results: dict[str, list[Outcome]]) -> None:
 
 async def sent_tools_block(tools: DemoToolServer) -> list[dict[str, Any]]:
     """The `tools` array exactly as our agent sends it (recorded by a fake server)."""
-    from tests.servers import FakeLLMServer, text_stream
-
-    fake = FakeLLMServer(models=[QWEN_ALIAS])
-    await fake.start()
-    try:
-        async with home_assistant() as hass:
-            agent = await setup_ours(hass, fake.base_url, tools.tools(TOOLS))
-            fake.add(text_stream("Hi."))
-            await timed_turn(hass, agent, "Hi")
-    finally:
-        await fake.stop()
+    async with (
+        FakeLLMServer(models=[QWEN_ALIAS]) as fake,
+        home_assistant() as hass,
+    ):
+        agent = await setup_ours(hass, fake.base_url, tools.tools(TOOLS))
+        fake.add(text_stream("Hi."))
+        await timed_turn(hass, agent, "Hi")
     block: list[dict[str, Any]] = fake.requests[0]["tools"]
     return block
 

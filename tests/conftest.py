@@ -1,4 +1,5 @@
-"""Shared fixtures.
+"""Shared fixtures: the scripted servers on loopback and an entry with one
+agent (built with `tests/kit.py`).
 
 The integration package is imported first so Home Assistant's loader resolves
 `custom_components` to this repository rather than the plugin's testing config.
@@ -6,41 +7,22 @@ The integration package is imported first so Home Assistant's loader resolves
 
 from __future__ import annotations
 
-from pathlib import Path
-import sys
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-
 import asyncio
 from collections.abc import AsyncGenerator, Generator
+from pathlib import Path
 from typing import Any
 
 from homeassistant.components.conversation.chat_log import async_subscribe_chat_logs
 from homeassistant.components.conversation.const import ChatLogEventType
-from homeassistant.config_entries import ConfigSubentryData
 from homeassistant.core import HomeAssistant
-from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 import custom_components.http_tools_agent  # noqa: F401
-from custom_components.http_tools_agent.config_flow import (
-    default_agent_data,
-)
-from custom_components.http_tools_agent.const import (
-    CONF_BASE_URL,
-    CONF_MODEL,
-    CONF_STREAM,
-    CONF_TOOLS,
-    DEFAULT_CONVERSATION_NAME,
-    DOMAIN,
-    SUBENTRY_CONVERSATION,
-)
-from custom_components.http_tools_agent.llm_api import api_id_for
+from custom_components.http_tools_agent.const import CONF_TOOLS
 
+from .kit import load_integration, server_entry, weather_tool
 from .servers import FakeLLMServer, ToolEndpoint
-
-ENTRY_UNIQUE_ID = "01JTESTENTRY"
 
 
 @pytest.fixture(autouse=True)
@@ -71,36 +53,22 @@ async def close_orphaned_stream_generators() -> AsyncGenerator[None]:
 @pytest.fixture
 async def llm_server(socket_enabled: None) -> AsyncGenerator[FakeLLMServer]:
     """A scripted OpenAI-compatible server on 127.0.0.1."""
-    server = FakeLLMServer()
-    await server.start()
-    yield server
-    await server.stop()
+    async with FakeLLMServer() as server:
+        yield server
 
 
 @pytest.fixture
 async def tool_endpoint(socket_enabled: None) -> AsyncGenerator[ToolEndpoint]:
     """The HTTP service the tools call, on 127.0.0.1."""
-    endpoint = ToolEndpoint()
-    await endpoint.start()
-    yield endpoint
-    await endpoint.stop()
+    async with ToolEndpoint() as endpoint:
+        yield endpoint
 
 
 @pytest.fixture
 def tools(tool_endpoint: ToolEndpoint) -> list[dict[str, Any]]:
     """The guide's weather and webhook tools, pointed at the local endpoint."""
     return [
-        {
-            "name": "get_weather",
-            "description": "Current weather and temperature for a city.",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string", "description": "City"}},
-                "required": ["city"],
-            },
-            "url": f"{tool_endpoint.url}/weather/{{city}}",
-            "method": "GET",
-        },
+        weather_tool(tool_endpoint.url),
         {
             "name": "send_webhook",
             "description": "POST a JSON payload to the webhook endpoint.",
@@ -144,25 +112,8 @@ def config_entry(
     agent_options: dict[str, Any],
 ) -> MockConfigEntry:
     """A server entry with one agent that uses the entry's HTTP tools."""
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title=llm_server.base_url,
-        unique_id=ENTRY_UNIQUE_ID,
-        data={CONF_BASE_URL: llm_server.base_url},
-        options=entry_options,
-        subentries_data=[
-            ConfigSubentryData(
-                subentry_type=SUBENTRY_CONVERSATION,
-                title=DEFAULT_CONVERSATION_NAME,
-                unique_id=None,
-                data={
-                    **default_agent_data(api_id_for(ENTRY_UNIQUE_ID), ["local"]),
-                    CONF_MODEL: "local",
-                    CONF_STREAM: True,
-                    **agent_options,
-                },
-            )
-        ],
+    entry = server_entry(
+        llm_server.base_url, options=entry_options, agent=agent_options
     )
     entry.add_to_hass(hass)
     return entry
@@ -173,16 +124,20 @@ async def second_entry(
     hass: HomeAssistant, setup_integration: MockConfigEntry, llm_server: FakeLLMServer
 ) -> MockConfigEntry:
     """A second loaded server entry (same server, its URL spelled with a slash)."""
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title="second",
-        unique_id="second",
-        data={CONF_BASE_URL: llm_server.base_url + "/"},
+    entry = server_entry(
+        llm_server.base_url + "/", unique_id="second", title="second", with_agent=False
     )
     entry.add_to_hass(hass)
     assert await hass.config_entries.async_setup(entry.entry_id)
     await hass.async_block_till_done()
     return entry
+
+
+@pytest.fixture
+def config_dir(hass: HomeAssistant, tmp_path: Path) -> Path:
+    """A configuration directory of the test's own (for tools files)."""
+    hass.config.config_dir = str(tmp_path)
+    return tmp_path
 
 
 @pytest.fixture
@@ -204,7 +159,5 @@ async def setup_integration(
     hass: HomeAssistant, config_entry: MockConfigEntry
 ) -> MockConfigEntry:
     """Set up Home Assistant with the integration loaded."""
-    assert await async_setup_component(hass, "homeassistant", {})
-    assert await async_setup_component(hass, DOMAIN, {})
-    await hass.async_block_till_done()
+    await load_integration(hass)
     return config_entry

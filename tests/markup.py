@@ -1,7 +1,11 @@
-"""What must never reach the user: call markup and thinking."""
+"""What must never reach the user: call markup and thinking.
+
+No Home Assistant import: the engine tests use it too.
+"""
 
 from __future__ import annotations
 
+# Call markup and thinking tags (what the text-call filter removes).
 MARKUP = (
     "<tool_call",
     "</tool_call>",
@@ -10,9 +14,32 @@ MARKUP = (
     "<think>",
     "</think>",
 )
+# What a call can leave in an answer: markup (cut tags too), the key of a
+# bare JSON call, its fence.
+SPOKEN_MARKUP = (
+    "<tool_call",
+    "</tool_call>",
+    "<function",
+    "<parameter",
+    "<think",
+    "</think>",
+    '"arguments"',
+    "```json",
+)
 
 
 def assert_no_markup(text: str) -> None:
     """Fail when `text` holds any call markup or thinking tag."""
     for marker in MARKUP:
         assert marker not in text, f"{marker!r} leaked into {text!r}"
+
+
+def markup_in(text: str) -> list[str]:
+    """What of SPOKEN_MARKUP an answer holds."""
+    return [m for m in SPOKEN_MARKUP if m in text]
+
+
+def assert_clean(text: str, *also: str) -> None:
+    """Fail when an answer holds anything of SPOKEN_MARKUP, or of `also`."""
+    for marker in (*SPOKEN_MARKUP, *also):
+        assert marker not in text, f"{marker!r} reached the user: {text!r}"

@@ -4,6 +4,8 @@ server and for the HTTP endpoints that tools call.
 The LLM server replays bodies byte for byte (captured from real servers in
 fixtures/transcripts, or built in the documented vLLM/OpenAI SSE format), so
 the real `openai` client parses exactly what it would parse in production.
+A reply can also be paced (a pause between SSE events, as a model writes) or
+held before an event until something happened elsewhere.
 """
 
 from __future__ import annotations
@@ -11,6 +13,7 @@ from __future__ import annotations
 import asyncio
 from collections import deque
 from collections.abc import Awaitable, Callable
+import contextlib
 from dataclasses import dataclass, field
 import json
 from pathlib import Path
@@ -19,19 +22,21 @@ from typing import Any
 
 from aiohttp import web
 
+from dev.loopback import LoopbackServer, RecordingServer
+
 TRANSCRIPTS = Path(__file__).parent / "fixtures" / "transcripts"
 
-
-async def serve(app: web.Application) -> tuple[web.AppRunner, int]:
-    """Serve `app` on 127.0.0.1 on a free port; return the runner and port."""
-    runner = web.AppRunner(app)
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    server = site._server  # the only way to learn the port
-    assert server is not None
-    port: int = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
-    return runner, port
+# Qwen3-Coder's native call after a thinking block, streamed in pieces that
+# split the tags (what a Qwen3 model with thinking on sends).
+QWEN_THOUGHT = "The user wants the weather"
+QWEN_THINK_AND_CALL = (
+    "<thi",
+    f"nk>{QWEN_THOUGHT}. I will call get_weather.</th",
+    "ink>\n\n<tool",
+    "_call>\n<function=get_wea",
+    "ther>\n<parameter=city>\nRome\n</param",
+    "eter>\n</function>\n</tool_call>",
+)
 
 
 @dataclass
@@ -45,6 +50,13 @@ class Reply:
     cut_after: int | None = None
     # Seconds to wait before answering.
     delay: float = 0.0
+    # Seconds between two SSE events (a model writing token by token).
+    chunk_delay: float = 0.0
+    # Stop writing before SSE event number `hold_before` until `hold_until()`
+    # returns (or `hold_timeout` passes, which the server marks).
+    hold_before: int | None = None
+    hold_until: Callable[[], Awaitable[object]] | None = None
+    hold_timeout: float = 20.0
 
 
 def transcript(name: str) -> Reply:
@@ -95,12 +107,24 @@ def chunk(
     }
 
 
-def text_stream(*pieces: str) -> Reply:
-    """A streamed plain-text answer, one delta per piece."""
+def text_stream(
+    *pieces: str,
+    chunk_delay: float = 0.0,
+    hold_before_piece: int | None = None,
+    hold_until: Callable[[], Awaitable[object]] | None = None,
+) -> Reply:
+    """A streamed plain-text answer, one delta per piece; optionally paced
+    (`chunk_delay` seconds between events) and held before piece number N
+    until `hold_until()` returns."""
     chunks = [chunk({"role": "assistant", "content": ""})]
     chunks += [chunk({"content": p}) for p in pieces]
     chunks.append(chunk({}, "stop"))
-    return sse(chunks)
+    reply = sse(chunks)
+    reply.chunk_delay = chunk_delay
+    # Event 0 is the role delta: piece N is event N + 1.
+    if hold_before_piece is not None:
+        reply.hold_before, reply.hold_until = hold_before_piece + 1, hold_until
+    return reply
 
 
 def tool_calls_stream(*calls: tuple[str, dict[str, Any]], split: int = 7) -> Reply:
@@ -178,8 +202,12 @@ def error(status: int, message: str, *, type_: str = "invalid_request_error") ->
 
 
 @dataclass
-class FakeLLMServer:
-    """An OpenAI-compatible server on 127.0.0.1 answering from a script."""
+class FakeLLMServer(LoopbackServer):
+    """An OpenAI-compatible server on 127.0.0.1 answering from a script.
+
+    `mark` is told what the server does (`hold`, `release`, `hold-timeout`,
+    `sent` with each event, `done`): a subclass can put it on a timeline.
+    """
 
     models: list[str] = field(default_factory=lambda: ["qwen2.5-coder-0.5b", "local"])
     api_key: str | None = None
@@ -187,17 +215,18 @@ class FakeLLMServer:
     requests: list[dict[str, Any]] = field(default_factory=list)
     models_status: int = 200
     models_body: bytes | None = None
-    port: int = 0
-    _runner: web.AppRunner | None = None
 
     @property
     def base_url(self) -> str:
         """Return the `/v1` base URL."""
-        return f"http://127.0.0.1:{self.port}/v1"
+        return f"{self.url}/v1"
 
     def add(self, *replies: Reply) -> None:
         """Queue replies for the next chat-completion requests."""
         self.replies.extend(replies)
+
+    def mark(self, kind: str, text: str = "") -> None:
+        """What the server did (nothing is kept here)."""
 
     def _authorized(self, request: web.Request) -> bool:
         if self.api_key is None:
@@ -247,67 +276,48 @@ class FakeLLMServer:
             reply.body if reply.cut_after is None else reply.body[: reply.cut_after]
         )
         # Write event by event, as a real server flushes each SSE event.
-        for part in re.findall(rb".*?\n\n|.+$", payload, re.S):
+        events = re.findall(rb".*?\n\n|.+$", payload, re.S)
+        for index, part in enumerate(events):
+            if index == reply.hold_before:
+                await self._hold(reply)
             await response.write(part)
+            self.mark("sent", part.decode(errors="replace"))
+            if reply.chunk_delay and index < len(events) - 1:
+                await asyncio.sleep(reply.chunk_delay)
+        self.mark("done")
         if reply.cut_after is not None:
             # Drop the connection without finishing the chunked body.
             assert request.transport is not None
             request.transport.close()
             return response
-        await response.write_eof()
+        # The client may hang up as soon as it has read `[DONE]`.
+        with contextlib.suppress(ConnectionResetError):
+            await response.write_eof()
         return response
 
-    async def start(self) -> None:
-        """Start listening on a free port."""
-        app = web.Application()
+    async def _hold(self, reply: Reply) -> None:
+        assert reply.hold_until is not None
+        self.mark("hold")
+        try:
+            await asyncio.wait_for(reply.hold_until(), reply.hold_timeout)
+        except TimeoutError:
+            self.mark("hold-timeout")
+        else:
+            self.mark("release")
+
+    def routes(self, app: web.Application) -> None:
+        """The two endpoints the openai client uses."""
         app.router.add_get("/v1/models", self._models)
         app.router.add_post("/v1/chat/completions", self._chat)
-        self._runner, self.port = await serve(app)
-
-    async def stop(self) -> None:
-        """Stop the server."""
-        if self._runner is not None:
-            await self._runner.cleanup()
 
 
 @dataclass
-class Recorded:
-    """A request a tool endpoint received."""
-
-    method: str
-    path: str
-    query: str
-    headers: dict[str, str]
-    body: bytes
-
-
-type Handler = Callable[[web.Request], Awaitable[web.StreamResponse]]
-
-
-@dataclass
-class ToolEndpoint:
+class ToolEndpoint(RecordingServer):
     """Stands in for the HTTP services tools call; records every request."""
 
-    requests: list[Recorded] = field(default_factory=list)
     delay: float = 0.0
-    port: int = 0
-    _runner: web.AppRunner | None = None
-
-    @property
-    def url(self) -> str:
-        """Return the base URL."""
-        return f"http://127.0.0.1:{self.port}"
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
-        self.requests.append(
-            Recorded(
-                request.method,
-                request.path,
-                request.query_string,
-                dict(request.headers),
-                await request.read(),
-            )
-        )
         if self.delay:
             await asyncio.sleep(self.delay)
         if request.path.startswith("/weather/"):
@@ -317,13 +327,6 @@ class ToolEndpoint:
             return web.Response(status=500, text="backend exploded")
         return web.json_response({"ok": True, "method": request.method})
 
-    async def start(self) -> None:
-        """Start listening on a free port."""
-        app = web.Application()
+    def routes(self, app: web.Application) -> None:
+        """Every method on every path."""
         app.router.add_route("*", "/{tail:.*}", self._handle)
-        self._runner, self.port = await serve(app)
-
-    async def stop(self) -> None:
-        """Stop the server."""
-        if self._runner is not None:
-            await self._runner.cleanup()

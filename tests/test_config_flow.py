@@ -2,8 +2,6 @@
 
 from __future__ import annotations
 
-import socket
-
 from homeassistant import config_entries
 from homeassistant.const import CONF_API_KEY, CONF_LLM_HASS_API, CONF_PROMPT
 from homeassistant.core import HomeAssistant
@@ -23,16 +21,10 @@ from custom_components.http_tools_agent.const import (
     SUBENTRY_CONVERSATION,
 )
 from custom_components.http_tools_agent.llm_api import api_id_for
+from dev.loopback import free_port
 
-from .conftest import ENTRY_UNIQUE_ID
+from .kit import API_ID, ENTRY_UNIQUE_ID
 from .servers import FakeLLMServer
-
-
-def _closed_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-    return port
 
 
 @pytest.fixture(autouse=True)
@@ -101,7 +93,7 @@ async def test_user_flow_cannot_connect(
         DOMAIN, context={"source": config_entries.SOURCE_USER}
     )
     result = await hass.config_entries.flow.async_configure(
-        result["flow_id"], {CONF_BASE_URL: f"http://127.0.0.1:{_closed_port()}/v1"}
+        result["flow_id"], {CONF_BASE_URL: f"http://127.0.0.1:{free_port()}/v1"}
     )
     assert result["type"] is FlowResultType.FORM
     assert result["errors"] == {"base": "cannot_connect"}
@@ -147,13 +139,11 @@ async def test_reconfigure_changes_server(
 ) -> None:
     """Reconfigure checks the new server; a dead one is refused, a live one kept."""
     entry = setup_integration
-    other = FakeLLMServer()
-    await other.start()
-    try:
+    async with FakeLLMServer() as other:
         result = await entry.start_reconfigure_flow(hass)
         assert result["type"] is FlowResultType.FORM
         result = await hass.config_entries.flow.async_configure(
-            result["flow_id"], {CONF_BASE_URL: f"http://127.0.0.1:{_closed_port()}/v1"}
+            result["flow_id"], {CONF_BASE_URL: f"http://127.0.0.1:{free_port()}/v1"}
         )
         assert result["errors"] == {"base": "cannot_connect"}
 
@@ -165,9 +155,7 @@ async def test_reconfigure_changes_server(
         assert result["reason"] == "reconfigure_successful"
         assert entry.data == {CONF_BASE_URL: other.base_url, CONF_API_KEY: "sk-new"}
         assert entry.unique_id == ENTRY_UNIQUE_ID
-    finally:
-        await hass.config_entries.async_unload(entry.entry_id)
-        await other.stop()
+        assert await hass.config_entries.async_unload(entry.entry_id)
 
 
 async def test_add_and_reconfigure_agent(
@@ -188,7 +176,7 @@ async def test_add_and_reconfigure_agent(
     agent = {
         CONF_MODEL: "my-own-model",
         CONF_PROMPT: "Be brief.",
-        CONF_LLM_HASS_API: [api_id_for(ENTRY_UNIQUE_ID), "assist"],
+        CONF_LLM_HASS_API: [API_ID, "assist"],
         CONF_TEMPERATURE: 0.2,
         CONF_MAX_TOKENS: 256,
         CONF_TOOL_CHOICE: "required",

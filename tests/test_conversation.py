@@ -6,8 +6,7 @@ from __future__ import annotations
 import json
 from typing import Any
 
-from homeassistant.components import conversation
-from homeassistant.core import Context, HomeAssistant
+from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 from syrupy.assertion import SnapshotAssertion
@@ -19,10 +18,9 @@ from custom_components.http_tools_agent.const import (
     CONF_TOOLS_ENABLED,
 )
 from custom_components.http_tools_agent.entity import CLOSING_NUDGE
-from custom_components.http_tools_agent.llm_api import api_id_for
 
-from .conftest import ENTRY_UNIQUE_ID
-from .markup import assert_no_markup
+from .kit import API_ID, converse, speech
+from .markup import assert_clean
 from .servers import (
     FakeLLMServer,
     Reply,
@@ -35,23 +33,6 @@ from .servers import (
     tool_calls_stream,
     transcript,
 )
-
-AGENT_ID = "conversation.http_tools_agent"
-
-
-async def converse(
-    hass: HomeAssistant, text: str, conversation_id: str | None = None
-) -> conversation.ConversationResult:
-    """Send one user turn to the agent."""
-    return await conversation.async_converse(
-        hass, text, conversation_id, Context(), agent_id=AGENT_ID
-    )
-
-
-def speech(result: conversation.ConversationResult) -> str:
-    """Return what the user hears."""
-    text: str = result.response.speech["plain"]["speech"]
-    return text
 
 
 @pytest.mark.usefixtures("setup_integration")
@@ -109,79 +90,59 @@ async def test_llama_cpp_python_text_call_then_answer(
     } == snapshot
 
 
+@pytest.mark.parametrize(
+    ("second_round", "answer"),
+    [
+        # After its result, a small model repeats the call: not run again.
+        (transcript("llama-server__second_round_stream"), "Rome is sunny, 14 degrees."),
+        # llama-cpp-python's second round repeats the call and echoes the
+        # result as JSON.
+        (
+            transcript("llama-cpp-python__second_round_stream"),
+            "It is sunny in Rome, 14 degrees.",
+        ),
+        # A small model answers the tool result with the result's JSON.
+        (
+            text_stream('{"id": "4", ', '"name": "bread", "qty": 1}'),
+            "Bread is on your list.",
+        ),
+    ],
+    ids=["repeated-call", "echoed-result", "json-restating-the-result"],
+)
 @pytest.mark.usefixtures("setup_integration")
-async def test_repeated_call_goes_to_the_answer(
-    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
-) -> None:
-    """After its result, a small model repeats the call: it is not run again."""
-    llm_server.add(
-        transcript("llama-cpp-python__weather_stream"),
-        transcript("llama-server__second_round_stream"),
-        text_stream("Rome is sunny, 14 degrees."),
-    )
-
-    result = await converse(hass, "What's the weather in Rome?")
-
-    assert speech(result) == "Rome is sunny, 14 degrees."
-    assert len(tool_endpoint.requests) == 1
-    assert len(llm_server.requests) == 3
-    # The closing request still describes the tools but forbids calls.
-    assert llm_server.requests[2]["tool_choice"] == "none"
-
-
-@pytest.mark.usefixtures("setup_integration")
-async def test_echoed_result_is_not_the_answer(
+async def test_a_round_without_words_leads_to_the_answer(
     hass: HomeAssistant,
     llm_server: FakeLLMServer,
     tool_endpoint: ToolEndpoint,
     chat_contents: list[dict[str, Any]],
+    second_round: Reply,
+    answer: str,
 ) -> None:
-    """llama-cpp-python's second round repeats the call and echoes the result
-    as JSON: neither is spoken; the agent asks for the answer."""
+    """A second round that only repeats the call or restates the result as
+    JSON is neither run nor spoken: the agent asks plainly for the answer."""
     llm_server.add(
         transcript("llama-cpp-python__weather_stream"),
-        transcript("llama-cpp-python__second_round_stream"),
-        text_stream("It is sunny in Rome, 14 degrees."),
+        second_round,
+        text_stream(answer),
     )
 
     result = await converse(hass, "What's the weather in Rome?")
 
-    assert speech(result) == "It is sunny in Rome, 14 degrees."
-    # The closing request says plainly that it is time to answer; the nudge
-    # is not part of the conversation's history.
+    assert speech(result) == answer
+    assert len(tool_endpoint.requests) == 1
+    assert len(llm_server.requests) == 3
+    # The closing request still describes the tools but forbids calls, and
+    # says plainly that it is time to answer; the nudge is not part of the
+    # conversation's history.
+    assert llm_server.requests[2]["tool_choice"] == "none"
     closing = llm_server.requests[2]["messages"]
     assert closing[-1] == {"role": "system", "content": CLOSING_NUDGE}
     assert closing[-2]["role"] == "tool"
     assert all(c.get("content") != CLOSING_NUDGE for c in chat_contents)
-    # What the chat shows: neither the call nor the echoed result.
-    shown = "".join(c.get("content") or "" for c in chat_contents)
-    assert_no_markup(shown)
-    assert "{" not in shown
-    assert len(tool_endpoint.requests) == 1
-    assert llm_server.requests[2]["tool_choice"] == "none"
-
-
-@pytest.mark.usefixtures("setup_integration")
-async def test_json_restating_the_result_is_not_spoken(
-    hass: HomeAssistant,
-    llm_server: FakeLLMServer,
-    tool_endpoint: ToolEndpoint,
-    chat_contents: list[dict[str, Any]],
-) -> None:
-    """A small model answers a tool result with the result's JSON: the agent
-    keeps that off the speaker and asks plainly for the answer."""
-    llm_server.add(
-        transcript("llama-cpp-python__weather_stream"),
-        text_stream('{"id": "4", ', '"name": "bread", "qty": 1}'),
-        text_stream("Bread is on your list."),
-    )
-
-    result = await converse(hass, "What's the weather in Rome?")
-
-    assert speech(result) == "Bread is on your list."
-    assert len(llm_server.requests) == 3
-    assert llm_server.requests[2]["messages"][-1]["content"] == CLOSING_NUDGE
+    # What the chat shows: neither the call nor the JSON.
     assert all("{" not in (c.get("content") or "") for c in chat_contents)
+    shown = "".join(c.get("content") or "" for c in chat_contents)
+    assert_clean(shown)
 
 
 @pytest.mark.usefixtures("setup_integration")
@@ -276,13 +237,8 @@ async def test_empty_streamed_round_is_asked_again_without_streaming(
     result = await converse(hass, "What's the weather in Rome?")
 
     assert speech(result) == "Sunny in Rome."
-    assert [r.stream for r in map(_Req, llm_server.requests)] == [True, False, True]
+    assert [r.get("stream", False) for r in llm_server.requests] == [True, False, True]
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
-
-
-class _Req:
-    def __init__(self, body: dict[str, Any]) -> None:
-        self.stream = body.get("stream", False)
 
 
 @pytest.mark.usefixtures("setup_integration")
@@ -453,9 +409,7 @@ async def test_server_errors_are_spoken_and_next_turn_works(
 
     assert result.response.response_type.value == "error"
     assert speech(result) == expected
-    assert (await converse(hass, "Hello")).response.speech["plain"][
-        "speech"
-    ] == "Back again."
+    assert speech(await converse(hass, "Hello")) == "Back again."
 
 
 async def test_server_down_is_spoken(
@@ -480,9 +434,7 @@ async def test_error_is_spoken_in_the_users_language(
     """An Italian conversation hears the Italian message."""
     llm_server.add(error(401, "nope"))
 
-    result = await conversation.async_converse(
-        hass, "Ciao", None, Context(), language="it", agent_id=AGENT_ID
-    )
+    result = await converse(hass, "Ciao", language="it")
 
     assert (
         speech(result)
@@ -630,7 +582,7 @@ async def test_stream_of_strings_is_a_readable_error(
 
 @pytest.mark.parametrize(
     "agent_options",
-    [{"llm_hass_api": [api_id_for(ENTRY_UNIQUE_ID), "assist"]}],
+    [{"llm_hass_api": [API_ID, "assist"]}],
 )
 @pytest.mark.usefixtures("setup_integration")
 async def test_tools_of_merged_apis_answer_to_their_short_name(

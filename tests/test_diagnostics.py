@@ -6,9 +6,8 @@ import json
 from pathlib import Path
 from typing import Any
 
-from homeassistant.components import conversation
 from homeassistant.const import CONF_API_KEY
-from homeassistant.core import Context, HomeAssistant
+from homeassistant.core import HomeAssistant
 from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -17,9 +16,10 @@ from pytest_homeassistant_custom_component.components.diagnostics import (
 )
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
-from custom_components.http_tools_agent.const import CONF_BASE_URL, DOMAIN
+from custom_components.http_tools_agent.const import CONF_BASE_URL
 from custom_components.http_tools_agent.redact import redact_url
 
+from .kit import call_service, converse, load_integration
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
 
 API_KEY = "sk-very-secret-api-key"
@@ -72,12 +72,11 @@ async def loaded_entry(
     hass: HomeAssistant,
     config_entry: MockConfigEntry,
     llm_server: FakeLLMServer,
-    tmp_path: Path,
+    config_dir: Path,
 ) -> MockConfigEntry:
     """An entry with an API key and a tools file, loaded."""
     llm_server.api_key = API_KEY
-    hass.config.config_dir = str(tmp_path)
-    (tmp_path / "tools.json").write_text(
+    (config_dir / "tools.json").write_text(
         json.dumps(
             [
                 {
@@ -94,9 +93,7 @@ async def loaded_entry(
         data={CONF_BASE_URL: llm_server.base_url, CONF_API_KEY: API_KEY},
         options={**config_entry.options, "tools_file": "tools.json"},
     )
-    assert await async_setup_component(hass, "homeassistant", {})
-    assert await async_setup_component(hass, DOMAIN, {})
-    await hass.async_block_till_done()
+    await load_integration(hass)
     return config_entry
 
 
@@ -114,9 +111,7 @@ async def test_diagnostics_redact_every_secret(
         tool_calls_stream(("broken", {"token": ARG_SECRET})),
         text_stream("It failed."),
     )
-    await conversation.async_converse(
-        hass, "Try it", None, Context(), agent_id="conversation.http_tools_agent"
-    )
+    await converse(hass, "Try it")
     assert tool_endpoint.requests[-1].headers["Authorization"] == (
         f"Bearer {ARG_SECRET}"
     )
@@ -163,15 +158,15 @@ async def test_diagnostics_override_and_file_problem(
     hass: HomeAssistant,
     hass_client: ClientSessionGenerator,
     loaded_entry: MockConfigEntry,
-    tmp_path: Path,
+    config_dir: Path,
 ) -> None:
     """The source of a runtime override and a broken tools file are shown."""
     assert await async_setup_component(hass, "diagnostics", {})
-    (tmp_path / "tools.json").write_text("[{", encoding="utf-8")
+    (config_dir / "tools.json").write_text("[{", encoding="utf-8")
     assert await hass.config_entries.async_reload(loaded_entry.entry_id)
     await hass.async_block_till_done()
-    await hass.services.async_call(
-        DOMAIN,
+    await call_service(
+        hass,
         "set_tools",
         {
             "tools": [
@@ -182,7 +177,6 @@ async def test_diagnostics_override_and_file_problem(
                 }
             ]
         },
-        blocking=True,
     )
 
     diagnostics = await get_diagnostics_for_config_entry(

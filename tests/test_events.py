@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Any
 
-from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.setup import async_setup_component
 import pytest
@@ -15,9 +14,9 @@ from custom_components.http_tools_agent.const import (
     EVENT_TOOL_CALL,
 )
 
+from .kit import AGENT_ID, converse, speech, weather_tool
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
 
-AGENT_ID = "conversation.http_tools_agent"
 SECRET = "s3cr3t-session-token"
 
 pytestmark = pytest.mark.usefixtures("setup_integration")
@@ -27,17 +26,7 @@ pytestmark = pytest.mark.usefixtures("setup_integration")
 def tools(tool_endpoint: ToolEndpoint) -> list[dict[str, Any]]:
     """Weather, a note tool whose token goes into a header, and a failing one."""
     return [
-        {
-            "name": "get_weather",
-            "description": "Current weather for a city.",
-            "parameters": {
-                "type": "object",
-                "properties": {"city": {"type": "string"}},
-                "required": ["city"],
-            },
-            "url": f"{tool_endpoint.url}/weather/{{city}}",
-            "method": "GET",
-        },
+        weather_tool(tool_endpoint.url),
         {
             "name": "create_note",
             "description": "Save a note.",
@@ -59,15 +48,6 @@ def tools(tool_endpoint: ToolEndpoint) -> list[dict[str, Any]]:
     ]
 
 
-async def converse(
-    hass: HomeAssistant, text: str, context: Context | None = None
-) -> conversation.ConversationResult:
-    """One user turn."""
-    return await conversation.async_converse(
-        hass, text, None, context or Context(), agent_id=AGENT_ID
-    )
-
-
 async def test_event_contents_and_redaction(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
 ) -> None:
@@ -82,9 +62,11 @@ async def test_event_contents_and_redaction(
     )
     context = Context()
 
-    result = await converse(hass, "Weather in Rome, and note: buy milk", context)
+    result = await converse(
+        hass, "Weather in Rome, and note: buy milk", context=context
+    )
 
-    assert result.response.speech["plain"]["speech"] == "Done."
+    assert speech(result) == "Done."
     # The secret did reach the tool's server, in the header.
     note = next(r for r in tool_endpoint.requests if r.path == "/notes")
     assert note.headers["Authorization"] == f"Bearer {SECRET}"

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 
 from homeassistant.core import HomeAssistant
@@ -10,8 +11,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
-from custom_components.http_tools_agent.const import DOMAIN
-
+from .kit import call_service
 from .servers import ToolEndpoint
 
 URL = "/api/http_tools_agent/tools"
@@ -68,10 +68,7 @@ async def test_post_replaces_tools_then_get_reports_them(
         "tools": wttr_tool(),
     }
     assert await (await client.get(URL)).json() == body
-    service = await hass.services.async_call(
-        DOMAIN, "get_tools", {}, blocking=True, return_response=True
-    )
-    assert service == body
+    assert await call_service(hass, "get_tools") == body
 
 
 @pytest.mark.parametrize(
@@ -200,21 +197,17 @@ async def test_posted_array_works_as_file_and_service(
     hass: HomeAssistant,
     hass_client: ClientSessionGenerator,
     config_entry: MockConfigEntry,
-    tmp_path: Any,
+    config_dir: Path,
 ) -> None:
     """An array accepted here loads as a tools file and through the service."""
     body = json.dumps(wttr_tool())
     client = await hass_client()
     assert (await client.post(URL, data=body)).status == 200
 
-    response = await hass.services.async_call(
-        DOMAIN, "set_tools", {"tools": body}, blocking=True, return_response=True
-    )
-    assert response is not None
+    response = await call_service(hass, "set_tools", {"tools": body})
     assert response["tools"] == wttr_tool()
 
-    hass.config.config_dir = str(tmp_path)
-    (tmp_path / "tools.json").write_text(body, encoding="utf-8")
+    (config_dir / "tools.json").write_text(body, encoding="utf-8")
     hass.config_entries.async_update_entry(
         config_entry, options={"tools": [], "tools_file": "tools.json"}
     )

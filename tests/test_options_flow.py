@@ -11,8 +11,10 @@ from homeassistant.data_entry_flow import FlowResultType
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.http_tools_agent.const import DOMAIN
 from custom_components.http_tools_agent.engine.definitions import parse_tools_json
+
+from .kit import call_service, converse, speech, tool_names
+from .servers import FakeLLMServer, text_stream
 
 ROOT = Path(__file__).resolve().parents[1]
 PACKAGE = ROOT / "custom_components" / "http_tools_agent"
@@ -57,15 +59,6 @@ def suggested(result: Any, key: str) -> Any:
         if str(field) == key:
             return (field.description or {}).get("suggested_value")
     raise KeyError(key)
-
-
-async def active_tools(hass: HomeAssistant) -> dict[str, Any]:
-    """What get_tools reports."""
-    response = await hass.services.async_call(
-        DOMAIN, "get_tools", {}, blocking=True, return_response=True
-    )
-    assert response is not None
-    return dict(response)
 
 
 async def test_form_shows_current_tools_as_json(
@@ -119,16 +112,17 @@ async def test_valid_options_apply_without_restart(
     assert runtime.settings.max_tool_iterations == 6
     assert runtime.settings.tool_timeout == 30.0
     assert runtime.settings.tool_result_max_chars == 500
-    active = await active_tools(hass)
+    active = await call_service(hass, "get_tools")
     assert active["source"] == "options"
-    assert [t["name"] for t in active["tools"]] == ["ring_doorbell"]
+    assert tool_names(active) == ["ring_doorbell"]
     assert active["tools"][0]["method"] == "POST"
 
 
 async def test_empty_editor_means_no_tools(
-    hass: HomeAssistant, config_entry: MockConfigEntry
+    hass: HomeAssistant, config_entry: MockConfigEntry, llm_server: FakeLLMServer
 ) -> None:
-    """Clearing the editor removes the options' tools; source none."""
+    """Clearing the editor removes the options' tools; source none; the model
+    is offered no tools."""
     result = await open_settings(hass, config_entry)
     result = await hass.config_entries.options.async_configure(
         result["flow_id"], valid_settings(tools="  ")
@@ -136,8 +130,10 @@ async def test_empty_editor_means_no_tools(
     assert result["type"] is FlowResultType.CREATE_ENTRY
     await hass.async_block_till_done()
     assert config_entry.options["tools"] == []
-    assert (await active_tools(hass))["source"] == "none"
-    assert config_entry.runtime_data.tools.enabled is False
+    assert (await call_service(hass, "get_tools"))["source"] == "none"
+    llm_server.add(text_stream("Hi!"))
+    assert speech(await converse(hass, "Hello")) == "Hi!"
+    assert "tools" not in llm_server.requests[0]
 
 
 @pytest.mark.parametrize(
@@ -180,15 +176,14 @@ async def test_invalid_tools_show_error_and_save_nothing(
     assert suggested(result, "tools") == text
     assert suggested(result, "max_tool_iterations") == 9
     assert dict(config_entry.options) == before
-    active = await active_tools(hass)
-    assert [t["name"] for t in active["tools"]] == ["get_weather", "send_webhook"]
+    active = await call_service(hass, "get_tools")
+    assert tool_names(active) == ["get_weather", "send_webhook"]
 
 
 async def test_missing_tools_file_is_shown(
-    hass: HomeAssistant, config_entry: MockConfigEntry, tmp_path: Path
+    hass: HomeAssistant, config_entry: MockConfigEntry, config_dir: Path
 ) -> None:
     """A file that does not exist is a form error; nothing is saved."""
-    hass.config.config_dir = str(tmp_path)
     before = dict(config_entry.options)
     result = await open_settings(hass, config_entry)
     result = await hass.config_entries.options.async_configure(
@@ -196,16 +191,15 @@ async def test_missing_tools_file_is_shown(
     )
     assert result["type"] is FlowResultType.FORM
     assert result["errors"] == {"tools_file": "tools_file_not_found"}
-    assert placeholders(result)["file_error"] == str(tmp_path / "missing.json")
+    assert placeholders(result)["file_error"] == str(config_dir / "missing.json")
     assert dict(config_entry.options) == before
 
 
 async def test_invalid_tools_file_is_shown(
-    hass: HomeAssistant, config_entry: MockConfigEntry, tmp_path: Path
+    hass: HomeAssistant, config_entry: MockConfigEntry, config_dir: Path
 ) -> None:
     """A file with a bad definition names tool and field."""
-    hass.config.config_dir = str(tmp_path)
-    (tmp_path / "tools.json").write_text(
+    (config_dir / "tools.json").write_text(
         '[{"name": "w", "url": "gopher://x/"}]', encoding="utf-8"
     )
     result = await open_settings(hass, config_entry)
@@ -217,11 +211,10 @@ async def test_invalid_tools_file_is_shown(
 
 
 async def test_unreadable_tools_file_is_shown(
-    hass: HomeAssistant, config_entry: MockConfigEntry, tmp_path: Path
+    hass: HomeAssistant, config_entry: MockConfigEntry, config_dir: Path
 ) -> None:
     """A directory given as the file cannot be read."""
-    hass.config.config_dir = str(tmp_path)
-    (tmp_path / "folder").mkdir()
+    (config_dir / "folder").mkdir()
     result = await open_settings(hass, config_entry)
     result = await hass.config_entries.options.async_configure(
         result["flow_id"], valid_settings(tools_file="folder")
@@ -230,10 +223,9 @@ async def test_unreadable_tools_file_is_shown(
 
 
 async def test_both_errors_at_once(
-    hass: HomeAssistant, config_entry: MockConfigEntry, tmp_path: Path
+    hass: HomeAssistant, config_entry: MockConfigEntry, config_dir: Path
 ) -> None:
     """Bad tools and a missing file are both reported."""
-    hass.config.config_dir = str(tmp_path)
     result = await open_settings(hass, config_entry)
     result = await hass.config_entries.options.async_configure(
         result["flow_id"], valid_settings(tools="[1]", tools_file="nope.json")
@@ -245,11 +237,10 @@ async def test_both_errors_at_once(
 
 
 async def test_valid_tools_file_is_used(
-    hass: HomeAssistant, config_entry: MockConfigEntry, tmp_path: Path
+    hass: HomeAssistant, config_entry: MockConfigEntry, config_dir: Path
 ) -> None:
     """A valid file is saved and its tools join the options' tools."""
-    hass.config.config_dir = str(tmp_path)
-    (tmp_path / "http_tools.json").write_text(
+    (config_dir / "http_tools.json").write_text(
         json.dumps([{"name": "from_file", "url": "https://example.org/"}]),
         encoding="utf-8",
     )
@@ -263,8 +254,8 @@ async def test_valid_tools_file_is_used(
     assert result["type"] is FlowResultType.CREATE_ENTRY
     await hass.async_block_till_done()
     assert config_entry.options["tools_file"] == "http_tools.json"
-    active = await active_tools(hass)
-    assert [t["name"] for t in active["tools"]] == [
+    active = await call_service(hass, "get_tools")
+    assert tool_names(active) == [
         "from_file",
         "get_weather",
         "send_webhook",
@@ -290,8 +281,8 @@ async def test_load_example_fills_the_editor(
     assert result["type"] is FlowResultType.CREATE_ENTRY
     await hass.async_block_till_done()
     expected = [d.name for d in parse_tools_json(text)]
-    active = await active_tools(hass)
-    assert [t["name"] for t in active["tools"]] == expected
+    active = await call_service(hass, "get_tools")
+    assert tool_names(active) == expected
     assert "get_weather" in expected
 
 

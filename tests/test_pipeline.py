@@ -11,20 +11,15 @@ from homeassistant.helpers import chat_session
 from homeassistant.setup import async_setup_component
 import pytest
 
-from .markup import assert_no_markup
-from .servers import FakeLLMServer, ToolEndpoint, text_stream, transcript
-
-AGENT_ID = "conversation.http_tools_agent"
-
-# Qwen3-Coder's native call, streamed in pieces that split the tags, with a
-# thinking block before it (what a Qwen3 model with thinking on sends).
-QWEN_XML_PIECES = (
-    "<thi",
-    "nk>The user wants the weather. I will call get_weather.</th",
-    "ink>\n\n<tool",
-    "_call>\n<function=get_wea",
-    "ther>\n<parameter=city>\nRome\n</param",
-    "eter>\n</function>\n</tool_call>",
+from .kit import AGENT_ID, assert_rome_weather_ran, chat_log_deltas
+from .markup import assert_clean
+from .servers import (
+    QWEN_THINK_AND_CALL,
+    FakeLLMServer,
+    Reply,
+    ToolEndpoint,
+    text_stream,
+    transcript,
 )
 
 
@@ -57,7 +52,7 @@ async def pipeline_ready(hass: HomeAssistant, setup_integration: object) -> None
 @pytest.mark.parametrize(
     "first_round",
     [
-        text_stream(*QWEN_XML_PIECES),
+        text_stream(*QWEN_THINK_AND_CALL),
         transcript("llama-server__weather_stream"),
         transcript("llama-cpp-python__weather_stream"),
     ],
@@ -72,10 +67,10 @@ async def test_guide_end_to_end_check(
     hass: HomeAssistant,
     llm_server: FakeLLMServer,
     tool_endpoint: ToolEndpoint,
-    first_round: object,
+    first_round: Reply,
 ) -> None:
     """Events show the tool call, then the end; no delta or speech has markup."""
-    llm_server.add(first_round, text_stream("In Rome it is sunny ", "and 14 degrees."))  # type: ignore[arg-type]
+    llm_server.add(first_round, text_stream("In Rome it is sunny ", "and 14 degrees."))
 
     events = await run_text_pipeline(hass, "What's the weather in Rome?")
 
@@ -84,27 +79,15 @@ async def test_guide_end_to_end_check(
     assert types[-1] is PipelineEventType.RUN_END
     assert PipelineEventType.ERROR not in types
 
-    deltas = [
-        e.data["chat_log_delta"]
-        for e in events
-        if e.type is PipelineEventType.INTENT_PROGRESS
-        and e.data
-        and "chat_log_delta" in e.data
-    ]
-    call_at = next(i for i, d in enumerate(deltas) if d.get("tool_calls"))
-    call = deltas[call_at]["tool_calls"][0]
-    assert (call.tool_name, call.tool_args) == ("get_weather", {"city": "Rome"})
-    result = next(d for d in deltas if d.get("role") == "tool_result")
-    assert result["result"]["data"] == {"result": "Rome: ☀️ +14°C"}
+    deltas = chat_log_deltas(events)
+    assert_rome_weather_ran(deltas, tool_endpoint)
     spoken = "".join(d.get("content") or "" for d in deltas)
-    assert_no_markup(spoken)
-    assert '"arguments"' not in spoken
+    assert_clean(spoken)
     assert spoken.strip() == "In Rome it is sunny and 14 degrees."
 
     end = next(e for e in events if e.type is PipelineEventType.INTENT_END)
     speech = end.data["intent_output"]["response"]["speech"]["plain"]["speech"]  # type: ignore[index]
     assert speech == "In Rome it is sunny and 14 degrees."
-    assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
     # The call comes before the end of the intent stage.
     assert types.index(PipelineEventType.INTENT_END) > types.index(
         PipelineEventType.INTENT_PROGRESS

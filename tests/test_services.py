@@ -7,9 +7,8 @@ import json
 from typing import Any
 
 from homeassistant.auth.models import User
-from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntryState
-from homeassistant.core import Context, HomeAssistant
+from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import (
     ServiceValidationError,
     Unauthorized,
@@ -19,9 +18,8 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.http_tools_agent.const import DOMAIN
 
+from .kit import call_service, converse, speech, tool_names
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
-
-AGENT_ID = "conversation.http_tools_agent"
 
 pytestmark = pytest.mark.usefixtures("setup_integration")
 
@@ -38,40 +36,16 @@ def guest_tools(endpoint: ToolEndpoint) -> list[dict[str, Any]]:
     ]
 
 
-async def call(
-    hass: HomeAssistant,
-    service: str,
-    data: dict[str, Any] | None = None,
-    *,
-    user: User | None = None,
-    return_response: bool = True,
-) -> Any:
-    """Call one of the services and return its response."""
-    return await hass.services.async_call(
-        DOMAIN,
-        service,
-        data or {},
-        blocking=True,
-        return_response=return_response,
-        context=Context(user_id=user.id) if user else Context(),
-    )
-
-
-def names(response: dict[str, Any]) -> list[str]:
-    """Names of the tools in a response."""
-    return [tool["name"] for tool in response["tools"]]
-
-
 async def test_get_tools_reports_configured_tools(
     hass: HomeAssistant, hass_admin_user: User, tools: list[dict[str, Any]]
 ) -> None:
     """get_tools answers {ok, count, source, tools} for the options' tools."""
-    response = await call(hass, "get_tools", user=hass_admin_user)
+    response = await call_service(hass, "get_tools", user=hass_admin_user)
 
     assert response["ok"] is True
     assert response["count"] == 2
     assert response["source"] == "options"
-    assert names(response) == ["get_weather", "send_webhook"]
+    assert tool_names(response) == ["get_weather", "send_webhook"]
     assert response["tools"][0]["url"] == tools[0]["url"]
     # Header values (often keys) never reach a response: traces get shared.
     assert response["tools"][1]["headers"] == {"X-Tool": "**REDACTED**"}
@@ -81,7 +55,7 @@ async def test_set_then_reset_tools(
     hass: HomeAssistant, hass_admin_user: User, tool_endpoint: ToolEndpoint
 ) -> None:
     """set_tools replaces the set (source request); reset_tools restores it."""
-    response = await call(
+    response = await call_service(
         hass, "set_tools", {"tools": guest_tools(tool_endpoint)}, user=hass_admin_user
     )
     assert response == {
@@ -98,12 +72,15 @@ async def test_set_then_reset_tools(
             }
         ],
     }
-    assert (await call(hass, "get_tools"))["source"] == "request"
+    assert (await call_service(hass, "get_tools"))["source"] == "request"
 
-    response = await call(hass, "reset_tools", user=hass_admin_user)
+    response = await call_service(hass, "reset_tools", user=hass_admin_user)
     assert response["source"] == "options"
-    assert names(response) == ["get_weather", "send_webhook"]
-    assert names(await call(hass, "get_tools")) == ["get_weather", "send_webhook"]
+    assert tool_names(response) == ["get_weather", "send_webhook"]
+    assert tool_names(await call_service(hass, "get_tools")) == [
+        "get_weather",
+        "send_webhook",
+    ]
 
 
 async def test_set_tools_accepts_json_text(
@@ -111,23 +88,26 @@ async def test_set_tools_accepts_json_text(
 ) -> None:
     """`tools` may be JSON text, as an automation template renders it."""
     text = json.dumps(guest_tools(tool_endpoint))
-    response = await call(hass, "set_tools", {"tools": text})
-    assert names(response) == ["ring_doorbell"]
+    response = await call_service(hass, "set_tools", {"tools": text})
+    assert tool_names(response) == ["ring_doorbell"]
 
 
 async def test_set_and_reset_without_response(
     hass: HomeAssistant, tool_endpoint: ToolEndpoint
 ) -> None:
     """An automation may call set_tools and reset_tools without a response."""
-    await call(
+    await call_service(
         hass,
         "set_tools",
         {"tools": guest_tools(tool_endpoint)},
         return_response=False,
     )
-    assert names(await call(hass, "get_tools")) == ["ring_doorbell"]
-    await call(hass, "reset_tools", return_response=False)
-    assert names(await call(hass, "get_tools")) == ["get_weather", "send_webhook"]
+    assert tool_names(await call_service(hass, "get_tools")) == ["ring_doorbell"]
+    await call_service(hass, "reset_tools", return_response=False)
+    assert tool_names(await call_service(hass, "get_tools")) == [
+        "get_weather",
+        "send_webhook",
+    ]
 
 
 @pytest.mark.parametrize(
@@ -160,10 +140,12 @@ async def test_invalid_set_tools_keeps_active_tools(
     fragment: str | None,
 ) -> None:
     """A bad update names the problem; the active tools stay as they were."""
-    await call(hass, "set_tools", {"tools": guest_tools(tool_endpoint)})
+    await call_service(hass, "set_tools", {"tools": guest_tools(tool_endpoint)})
 
     with pytest.raises(ServiceValidationError) as err:
-        await call(hass, "set_tools", {"tools": tools_value}, user=hass_admin_user)
+        await call_service(
+            hass, "set_tools", {"tools": tools_value}, user=hass_admin_user
+        )
 
     assert err.value.translation_domain == DOMAIN
     assert err.value.translation_key == translation_key
@@ -171,9 +153,9 @@ async def test_invalid_set_tools_keeps_active_tools(
     assert message.startswith("The tools were not changed")
     if fragment is not None:
         assert fragment in message
-    response = await call(hass, "get_tools")
+    response = await call_service(hass, "get_tools")
     assert response["source"] == "request"
-    assert names(response) == ["ring_doorbell"]
+    assert tool_names(response) == ["ring_doorbell"]
 
 
 @pytest.mark.parametrize("service", ["set_tools", "get_tools", "reset_tools"])
@@ -186,8 +168,11 @@ async def test_non_admin_is_refused(
     """A non-admin user can neither read nor change the tools."""
     data = {"tools": guest_tools(tool_endpoint)} if service == "set_tools" else {}
     with pytest.raises(Unauthorized):
-        await call(hass, service, data, user=hass_read_only_user)
-    assert names(await call(hass, "get_tools")) == ["get_weather", "send_webhook"]
+        await call_service(hass, service, data, user=hass_read_only_user)
+    assert tool_names(await call_service(hass, "get_tools")) == [
+        "get_weather",
+        "send_webhook",
+    ]
 
 
 async def test_entry_not_loaded(
@@ -199,7 +184,7 @@ async def test_entry_not_loaded(
 
     for data in ({}, {"config_entry_id": config_entry.entry_id}):
         with pytest.raises(ServiceValidationError) as err:
-            await call(hass, "get_tools", data)
+            await call_service(hass, "get_tools", data)
         assert err.value.translation_key == "service_config_entry_not_loaded"
         assert str(err.value) == (
             f"Config entry {config_entry.title} for integration {DOMAIN} is not loaded"
@@ -209,7 +194,7 @@ async def test_entry_not_loaded(
 async def test_unknown_entry_id(hass: HomeAssistant) -> None:
     """An id that names no entry is a validation error."""
     with pytest.raises(ServiceValidationError) as err:
-        await call(hass, "get_tools", {"config_entry_id": "nope"})
+        await call_service(hass, "get_tools", {"config_entry_id": "nope"})
     assert err.value.translation_key == "service_config_entry_not_found"
     assert "nope" in str(err.value)
 
@@ -223,32 +208,34 @@ async def test_two_entries_need_an_id(
     """With two loaded entries, config_entry_id picks one; without it, an error."""
 
     with pytest.raises(ServiceValidationError) as err:
-        await call(hass, "get_tools")
+        await call_service(hass, "get_tools")
     assert err.value.translation_key == "service_found_multiple_config_entry_for_domain"
     assert str(err.value) == f"Found multiple config entries for integration {DOMAIN}"
 
-    response = await call(
+    response = await call_service(
         hass,
         "set_tools",
         {"config_entry_id": second_entry.entry_id, "tools": guest_tools(tool_endpoint)},
     )
     assert response["source"] == "request"
-    first = await call(hass, "get_tools", {"config_entry_id": config_entry.entry_id})
+    first = await call_service(
+        hass, "get_tools", {"config_entry_id": config_entry.entry_id}
+    )
     assert first["source"] == "options"
-    assert names(first) == ["get_weather", "send_webhook"]
+    assert tool_names(first) == ["get_weather", "send_webhook"]
 
 
 async def test_override_lives_in_memory_only(
     hass: HomeAssistant, config_entry: MockConfigEntry, tool_endpoint: ToolEndpoint
 ) -> None:
     """A reload (as a restart) brings back the configured tools."""
-    await call(hass, "set_tools", {"tools": guest_tools(tool_endpoint)})
+    await call_service(hass, "set_tools", {"tools": guest_tools(tool_endpoint)})
     assert await hass.config_entries.async_reload(config_entry.entry_id)
     await hass.async_block_till_done()
 
-    response = await call(hass, "get_tools")
+    response = await call_service(hass, "get_tools")
     assert response["source"] == "options"
-    assert names(response) == ["get_weather", "send_webhook"]
+    assert tool_names(response) == ["get_weather", "send_webhook"]
     assert "tools" in config_entry.options
     assert "ring_doorbell" not in json.dumps(dict(config_entry.options))
 
@@ -257,17 +244,13 @@ async def test_override_used_by_next_turn(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
 ) -> None:
     """The model is offered the new tools and can run them."""
-    await call(hass, "set_tools", {"tools": guest_tools(tool_endpoint)})
+    await call_service(hass, "set_tools", {"tools": guest_tools(tool_endpoint)})
     llm_server.add(
         tool_calls_stream(("ring_doorbell", {})),
         text_stream("Ding dong."),
     )
 
-    result = await conversation.async_converse(
-        hass, "Ring the bell", None, Context(), agent_id=AGENT_ID
-    )
-
-    assert result.response.speech["plain"]["speech"] == "Ding dong."
+    assert speech(await converse(hass, "Ring the bell")) == "Ding dong."
     offered = [t["function"]["name"] for t in llm_server.requests[0]["tools"]]
     assert offered == ["ring_doorbell"]
     assert [(r.method, r.path) for r in tool_endpoint.requests] == [
@@ -297,20 +280,18 @@ async def test_set_tools_while_a_turn_runs(
             asked.set()
 
     llm_server.requests = SignallingList()
-    turn = hass.async_create_task(
-        conversation.async_converse(
-            hass, "Weather in Rome?", None, Context(), agent_id=AGENT_ID
-        )
-    )
+    turn = hass.async_create_task(converse(hass, "Weather in Rome?"))
     async with asyncio.timeout(5):
         await asked.wait()
     # The model is still "thinking" about the first round.
     assert not turn.done()
-    response = await call(hass, "set_tools", {"tools": guest_tools(tool_endpoint)})
-    assert names(response) == ["ring_doorbell"]
+    response = await call_service(
+        hass, "set_tools", {"tools": guest_tools(tool_endpoint)}
+    )
+    assert tool_names(response) == ["ring_doorbell"]
 
     first = await turn
-    assert first.response.speech["plain"]["speech"] == "Sunny in Rome."
+    assert speech(first) == "Sunny in Rome."
     # The weather tool of the running turn still ran, after the replacement.
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
     first_turn_tools = [
@@ -325,10 +306,10 @@ async def test_set_tools_while_a_turn_runs(
     assert tool_message["role"] == "tool"
     assert "Rome" in tool_message["content"]
 
-    second = await conversation.async_converse(
-        hass, "Ring the bell", first.conversation_id, Context(), agent_id=AGENT_ID
+    second = await converse(
+        hass, "Ring the bell", conversation_id=first.conversation_id
     )
-    assert second.response.speech["plain"]["speech"] == "Ding dong."
+    assert speech(second) == "Ding dong."
     assert [t["function"]["name"] for t in llm_server.requests[2]["tools"]] == [
         "ring_doorbell"
     ]

@@ -12,8 +12,9 @@ It starts, on 127.0.0.1:
 - a tool server (`ToolEndpoint`: `GET /weather/<city>` answers `Rome: ☀️ +14°C`);
 - a control server: `GET /requests` reports what both servers received;
 - Home Assistant the `scripts/develop` way (`hass --config DIR` with the repo
-  on PYTHONPATH, `config/configuration.yaml` copied to a fresh config dir with
-  the port changed), then completes onboarding through its API.
+  on PYTHONPATH, `config/configuration.yaml` copied to a fresh config dir,
+  its HTTP settings seeded with the port), then completes onboarding through
+  its API.
 
 When everything is ready it writes STATE.json (URLs, user, password, token)
 and runs until SIGTERM/SIGINT, then stops Home Assistant cleanly.
@@ -24,28 +25,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import contextlib
+from dataclasses import dataclass, field
 import json
 import os
 from pathlib import Path
 import signal
-import subprocess
-import sys
 import time
 from typing import Any
 
 import aiohttp
 from aiohttp import web
 
-ROOT = Path(__file__).resolve().parents[2]
-if str(ROOT) not in sys.path:
-    sys.path.insert(0, str(ROOT))
+from dev.http_config import seed_http_config
+from dev.loopback import LoopbackServer
+from tests.servers import FakeLLMServer, ToolEndpoint, text_stream, transcript
 
-from tests.servers import (  # noqa: E402
-    FakeLLMServer,
-    ToolEndpoint,
-    text_stream,
-    transcript,
-)
+ROOT = Path(__file__).resolve().parents[2]
 
 # Onboarding's core_config step adds these integrations on its own; their
 # requirements are not installed (nothing lands in the project venv) and their
@@ -82,9 +77,7 @@ def write_config(config_dir: Path, port: int) -> None:
     text = (ROOT / "config" / "configuration.yaml").read_text(encoding="utf-8")
     (config_dir / "configuration.yaml").write_text(text, encoding="utf-8")
     # Listen on 127.0.0.1:port, as scripts/develop sets it up.
-    seed = ROOT / "scripts" / "http_config.py"
-    command = [sys.executable, str(seed), str(config_dir), str(port)]
-    subprocess.run(command, check=True)  # noqa: S603 - our own script
+    seed_http_config(config_dir, port)
 
 
 def hass_command(config_dir: Path) -> list[str]:
@@ -194,23 +187,27 @@ async def remove_onboarding_entries(url: str, token: str) -> list[str]:
     return removed
 
 
-def control_app(llm: ScriptedLLM, tools: ToolEndpoint) -> web.Application:
+@dataclass
+class Control(LoopbackServer):
     """`GET /requests`: what the LLM and the tool server received."""
 
-    async def requests(_: web.Request) -> web.Response:
+    llm: ScriptedLLM = field(default_factory=ScriptedLLM)
+    tools: ToolEndpoint = field(default_factory=ToolEndpoint)
+
+    async def _requests(self, _: web.Request) -> web.Response:
         return web.json_response(
             {
-                "llm": llm.requests,
+                "llm": self.llm.requests,
                 "tools": [
                     {"method": r.method, "path": r.path, "query": r.query}
-                    for r in tools.requests
+                    for r in self.tools.requests
                 ],
             }
         )
 
-    app = web.Application()
-    app.router.add_get("/requests", requests)
-    return app
+    def routes(self, app: web.Application) -> None:
+        """The one report."""
+        app.router.add_get("/requests", self._requests)
 
 
 async def main() -> None:
@@ -226,17 +223,18 @@ async def main() -> None:
     for sig in (signal.SIGTERM, signal.SIGINT):
         loop.add_signal_handler(sig, stop.set)
 
-    llm = ScriptedLLM()
-    tools = ToolEndpoint()
-    await llm.start()
-    await tools.start()
-    runner = web.AppRunner(control_app(llm, tools))
-    await runner.setup()
-    site = web.TCPSite(runner, "127.0.0.1", 0)
-    await site.start()
-    assert site._server is not None
-    control_port = site._server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
+    async with (
+        ScriptedLLM() as llm,
+        ToolEndpoint() as tools,
+        Control(llm=llm, tools=tools) as control,
+    ):
+        await run_home_assistant(args, stop, control)
 
+
+async def run_home_assistant(
+    args: argparse.Namespace, stop: asyncio.Event, control: Control
+) -> None:
+    """Start Home Assistant, onboard, write the state file, wait for `stop`."""
     config_dir = args.workdir / "config"
     write_config(config_dir, args.port)
     log = args.workdir / "hass.log"
@@ -269,9 +267,9 @@ async def main() -> None:
             "username": USERNAME,
             "password": PASSWORD,
             "token": token,
-            "llm_url": llm.base_url,
-            "tools_url": tools.url,
-            "control_url": f"http://127.0.0.1:{control_port}",
+            "llm_url": control.llm.base_url,
+            "tools_url": control.tools.url,
+            "control_url": control.url,
             "hass_log": str(log),
             "config_dir": str(config_dir),
         }
@@ -293,9 +291,6 @@ async def main() -> None:
             except TimeoutError:
                 proc.kill()
                 await proc.wait()
-        await runner.cleanup()
-        await llm.stop()
-        await tools.stop()
 
 
 if __name__ == "__main__":

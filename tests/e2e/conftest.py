@@ -13,8 +13,9 @@ import os
 
 import pytest
 
+from dev.tool_server import DemoToolServer
+
 from .harness import ENV_URL, ModelServer, fixed_date_time_prompt
-from .tool_server import DemoToolServer
 
 
 @pytest.fixture(scope="session")
@@ -51,7 +52,5 @@ def _fixed_prompt_time() -> Iterator[None]:
 @pytest.fixture
 async def tool_server(socket_enabled: None) -> AsyncGenerator[DemoToolServer]:
     """The demo tool server on a free loopback port."""
-    server = DemoToolServer()
-    await server.start()
-    yield server
-    await server.stop()
+    async with DemoToolServer() as server:
+        yield server

@@ -13,35 +13,24 @@ from contextlib import contextmanager
 from dataclasses import dataclass
 import os
 from pathlib import Path
-import socket
 import subprocess
-import sys
 import tempfile
 import time
 from typing import Any
 import urllib.error
 import urllib.request
 
-from homeassistant.components import conversation
-from homeassistant.config_entries import ConfigSubentryData
-from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT
-from homeassistant.core import Context, HomeAssistant
-from homeassistant.helpers import entity_registry as er, llm
-from homeassistant.setup import async_setup_component
-from pytest_homeassistant_custom_component.common import MockConfigEntry
+from homeassistant.const import CONF_PROMPT
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import llm
 
-from custom_components.http_tools_agent.config_flow import default_agent_data
 from custom_components.http_tools_agent.const import (
-    CONF_BASE_URL,
-    CONF_MODEL,
     CONF_STREAM,
     CONF_TEMPERATURE,
     CONF_TOOLS,
-    DOMAIN,
-    SUBENTRY_CONVERSATION,
 )
-from custom_components.http_tools_agent.llm_api import api_id_for
-from tests.markup import MARKUP
+from dev.loopback import free_port
+from tests.kit import add_agent, core_llama_cpp_entry, server_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL_VENV = Path(os.environ.get("HTA_MODEL_VENV", ROOT / ".venv-model"))
@@ -57,13 +46,9 @@ INSTALL_HINT = (
     f"{ENV_URL} at a running OpenAI-compatible server with the Qwen model "
     "(e.g. `scripts/model_server --detach` prints http://127.0.0.1:8080/v1)."
 )
-# Call markup and its leftovers never reach the user.
-# Call markup, plus what a bare JSON call or its fence leaves in text.
-SPOKEN_MARKUP = (*MARKUP, '"arguments"', "```json")
 # HA puts the time of day (to the second) in the system prompt; a fixed one
 # makes a turn's prompt, hence a temperature-0 answer, reproducible.
 FIXED_DATE_TIME_PROMPT = "Current time is 12:00:00. Today's date is 2026-11-30.\n"
-ENTRY_UNIQUE_ID = "01JE2EENTRY"
 
 
 @contextmanager
@@ -85,14 +70,6 @@ def server_answers(base_url: str, timeout: float = 2.0) -> bool:
             return bool(reply.status == 200)
     except OSError, urllib.error.URLError:
         return False
-
-
-def free_port() -> int:
-    """A free TCP port on loopback."""
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        port: int = sock.getsockname()[1]
-        return port
 
 
 @dataclass
@@ -178,11 +155,6 @@ class ModelServer:
                 self.process.wait()
 
 
-def log(message: str) -> None:
-    """Progress on stderr (bench scripts)."""
-    print(message, file=sys.stderr, flush=True)
-
-
 async def setup_ours(
     hass: HomeAssistant,
     base_url: str,
@@ -195,32 +167,13 @@ async def setup_ours(
     agent: dict[str, Any] | None = None,
 ) -> str:
     """Add and set up our entry + agent; return the agent's entity id."""
-    entry = MockConfigEntry(
-        domain=DOMAIN,
-        title=base_url,
-        unique_id=ENTRY_UNIQUE_ID,
-        data={CONF_BASE_URL: base_url},
+    entry = server_entry(
+        base_url,
         options={CONF_TOOLS: tools, **(options or {})},
-        subentries_data=[
-            ConfigSubentryData(
-                subentry_type=SUBENTRY_CONVERSATION,
-                title="HTTP Tools Agent",
-                unique_id=None,
-                data={
-                    **default_agent_data(api_id_for(ENTRY_UNIQUE_ID), [model]),
-                    CONF_MODEL: model,
-                    CONF_STREAM: stream,
-                    CONF_TEMPERATURE: temperature,
-                    **(agent or {}),
-                },
-            )
-        ],
+        model=model,
+        agent={CONF_STREAM: stream, CONF_TEMPERATURE: temperature, **(agent or {})},
     )
-    entry.add_to_hass(hass)
-    assert await async_setup_component(hass, "homeassistant", {})
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return _agent_entity(hass, entry)
+    return await add_agent(hass, entry)
 
 
 async def setup_llama_cpp(
@@ -231,59 +184,21 @@ async def setup_llama_cpp(
     stream: bool = True,
     temperature: float = 0.0,
 ) -> str:
-    """Add HA core's llama_cpp agent using our entry's HTTP tools API.
+    """Add HA core's llama_cpp agent using our entry's HTTP tools API, with
+    the settings of ours (prompt, temperature, max tokens); return its entity.
 
     Call after `setup_ours` (the API is registered by our entry).
     """
-    entry = MockConfigEntry(
-        domain="llama_cpp",
-        title=base_url,
-        data={"base_url": base_url, "streaming": stream},
-        subentries_data=[
-            ConfigSubentryData(
-                subentry_type="conversation",
-                title="llama.cpp Conversation",
-                unique_id=None,
-                data={
-                    CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
-                    CONF_LLM_HASS_API: [api_id_for(ENTRY_UNIQUE_ID)],
-                    "chat_model": model,
-                    "recommended": False,
-                    "temperature": temperature,
-                    "max_tokens": 1024,
-                    "top_p": 1.0,
-                },
-            )
-        ],
+    entry = core_llama_cpp_entry(
+        base_url,
+        model=model,
+        streaming=stream,
+        agent={
+            CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
+            "recommended": False,
+            "temperature": temperature,
+            "max_tokens": 1024,
+            "top_p": 1.0,
+        },
     )
-    entry.add_to_hass(hass)
-    assert await hass.config_entries.async_setup(entry.entry_id)
-    await hass.async_block_till_done()
-    return _agent_entity(hass, entry)
-
-
-def _agent_entity(hass: HomeAssistant, entry: MockConfigEntry) -> str:
-    entities = er.async_entries_for_config_entry(er.async_get(hass), entry.entry_id)
-    ids = [e.entity_id for e in entities if e.domain == "conversation"]
-    assert len(ids) == 1, ids
-    return ids[0]
-
-
-async def converse(
-    hass: HomeAssistant, agent_id: str, text: str
-) -> conversation.ConversationResult:
-    """One user turn, in a new conversation."""
-    return await conversation.async_converse(
-        hass, text, None, Context(), agent_id=agent_id
-    )
-
-
-def speech(result: conversation.ConversationResult) -> str:
-    """What the user hears."""
-    text: str = result.response.speech.get("plain", {}).get("speech", "")
-    return text
-
-
-def markup_in(text: str) -> list[str]:
-    """The call markup found in a spoken answer."""
-    return [m for m in SPOKEN_MARKUP if m in text]
+    return await add_agent(hass, entry)

@@ -10,8 +10,11 @@ from __future__ import annotations
 from homeassistant.core import HomeAssistant
 import pytest
 
-from .harness import ModelServer, converse, markup_in, setup_ours, speech
-from .tool_server import DemoToolServer, weather_for
+from dev.tool_server import DemoToolServer, weather_for
+from tests.kit import converse, speech
+from tests.markup import markup_in
+
+from .harness import ModelServer, setup_ours
 
 pytestmark = pytest.mark.e2e
 
@@ -19,29 +22,8 @@ pytestmark = pytest.mark.e2e
 async def test_weather_in_rome(
     hass: HomeAssistant, model_server: ModelServer, tool_server: DemoToolServer
 ) -> None:
-    """The model writes the call as text; the tool server gets Rome's request."""
-    agent = await setup_ours(
-        hass,
-        model_server.url,
-        tool_server.tools(["get_weather", "send_webhook"]),
-    )
-
-    result = await converse(hass, agent, "What's the weather in Rome?")
-
-    answer = speech(result)
-    weather = [r for r in tool_server.requests if r.path.startswith("/weather/")]
-    assert [(r.method, r.path) for r in weather] == [("GET", "/weather/Rome")], (
-        tool_server.requests,
-        answer,
-    )
-    assert answer.strip(), "the agent said nothing"
-    assert not markup_in(answer), f"call markup in the answer: {answer!r}"
-
-
-async def test_weather_answer_uses_the_result(
-    hass: HomeAssistant, model_server: ModelServer, tool_server: DemoToolServer
-) -> None:
-    """The spoken answer carries the temperature the tool returned.
+    """The model writes the call as text; the tool server gets Rome's request,
+    and the spoken answer carries the temperature the tool returned.
 
     Qwen2.5-Coder-0.5B repeats the call after the tool result (llama-cpp-python
     ignores `tool_choice: none`); the agent's closing request tells it to
@@ -53,8 +35,15 @@ async def test_weather_answer_uses_the_result(
         tool_server.tools(["get_weather", "send_webhook"]),
     )
 
-    answer = speech(await converse(hass, agent, "What's the weather in Rome?"))
+    answer = speech(await converse(hass, "What's the weather in Rome?", agent_id=agent))
 
+    weather = [r for r in tool_server.requests if r.path.startswith("/weather/")]
+    assert [(r.method, r.path) for r in weather] == [("GET", "/weather/Rome")], (
+        tool_server.requests,
+        answer,
+    )
+    assert answer.strip(), "the agent said nothing"
+    assert not markup_in(answer), f"call markup in the answer: {answer!r}"
     _, temperature = weather_for("Rome")
     assert f"{temperature}" in answer, answer
 
@@ -69,9 +58,9 @@ async def test_items_rest_surface(
         tool_server.tools(["list_items", "add_item", "delete_item"]),
     )
 
-    added = await converse(hass, agent, "Add bread to the shopping list.")
+    added = await converse(hass, "Add bread to the shopping list.", agent_id=agent)
     # ("What is on my shopping list?" gets an invented list: no call.)
-    listed = await converse(hass, agent, "List the items on my shopping list.")
+    listed = await converse(hass, "List the items on my shopping list.", agent_id=agent)
 
     calls = [(r.method, r.path) for r in tool_server.requests]
     assert ("POST", "/api/items") in calls, (tool_server.requests, speech(added))

@@ -4,6 +4,7 @@ integration connected to them, and an Assist pipeline through our agent."""
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+from dataclasses import dataclass
 
 from aiohttp import web
 from aiohttp.test_utils import TestClient
@@ -19,10 +20,12 @@ from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
+from tests.servers import ToolEndpoint
+
 from .wyoming_servers import (
     VOICE,
-    PacedLLMServer,
     Timeline,
+    TimelineLLMServer,
     WyomingSTT,
     WyomingTTS,
     espeak_available,
@@ -65,12 +68,10 @@ def timeline() -> Timeline:
 @pytest.fixture
 async def llm_server(
     socket_enabled: None, timeline: Timeline
-) -> AsyncGenerator[PacedLLMServer]:
+) -> AsyncGenerator[TimelineLLMServer]:
     """The scripted OpenAI-compatible server, able to pace its replies."""
-    server = PacedLLMServer(timeline=timeline)
-    await server.start()
-    yield server
-    await server.stop()
+    async with TimelineLLMServer(timeline=timeline) as server:
+        yield server
 
 
 @pytest.fixture
@@ -157,3 +158,43 @@ async def voice_pipeline(
     for entry in (stt_entry, tts_entry):
         assert await hass.config_entries.async_unload(entry.entry_id)
     await hass.async_block_till_done()
+
+
+@dataclass
+class Voice:
+    """Everything a voice turn goes through: the pipeline (Wyoming STT -> our
+    agent -> Wyoming TTS), the scripted model, the tool server, HA's HTTP API,
+    and the timeline all servers write to."""
+
+    hass: HomeAssistant
+    pipeline: Pipeline
+    llm: TimelineLLMServer
+    tools: ToolEndpoint
+    stt: WyomingSTT
+    tts: WyomingTTS
+    http: HttpClient
+    timeline: Timeline
+
+
+@pytest.fixture
+def voice(
+    hass: HomeAssistant,
+    voice_pipeline: Pipeline,
+    llm_server: TimelineLLMServer,
+    tool_endpoint: ToolEndpoint,
+    wyoming_stt: WyomingSTT,
+    wyoming_tts: WyomingTTS,
+    http: HttpClient,
+    timeline: Timeline,
+) -> Voice:
+    """The voice rig of a test."""
+    return Voice(
+        hass,
+        voice_pipeline,
+        llm_server,
+        tool_endpoint,
+        wyoming_stt,
+        wyoming_tts,
+        http,
+        timeline,
+    )

@@ -15,10 +15,10 @@ the one Home Assistant's `wyoming` integration uses as a client:
   (compared sample for sample after conversion to 16 kHz 16-bit mono), or
   with an empty transcript for any other audio.
 
-`PacedLLMServer` is the scripted OpenAI-compatible server of `tests/servers.py`
-with a per-event delay and an optional hold (stop writing until something
-happened elsewhere), so a test can prove what happened before the model had
-finished writing. Every server writes what it does to one shared `Timeline`:
+`TimelineLLMServer` is the scripted OpenAI-compatible server of
+`tests/servers.py` (whose replies can be paced and held until something
+happened elsewhere, so a test can prove what happened before the model had
+finished writing). Every server writes what it does to one shared `Timeline`:
 all of them run on the test's event loop, so the order of its marks is the
 order of the events (timestamps are kept for reading, not for asserts).
 """
@@ -26,8 +26,7 @@ order of the events (timestamps are kept for reading, not for asserts).
 from __future__ import annotations
 
 import asyncio
-from collections.abc import Awaitable, Callable, Sequence
-import contextlib
+from collections.abc import Sequence
 from dataclasses import dataclass, field
 from functools import partial
 import re
@@ -36,7 +35,6 @@ import struct
 import time
 from typing import Any
 
-from aiohttp import web
 from wyoming.asr import Transcribe, Transcript
 from wyoming.audio import AudioChunk, AudioChunkConverter, AudioStart, AudioStop
 from wyoming.event import Event
@@ -58,7 +56,7 @@ from wyoming.tts import (
     SynthesizeStopped,
 )
 
-from tests.servers import FakeLLMServer, Reply, text_stream
+from tests.servers import FakeLLMServer
 
 ESPEAK = "espeak-ng"
 VOICE = "en-us"
@@ -466,76 +464,15 @@ class WyomingTTS(_WyomingServer):
         return True
 
 
-# --- the scripted LLM, paced -------------------------------------------------
+# --- the scripted LLM, on the timeline ----------------------------------------
 
 
 @dataclass
-class PacedReply(Reply):
-    """A streamed reply written event by event, with a pause after each.
-
-    With `hold_before` set, writing stops before that SSE event until
-    `hold_until()` returns (or `hold_timeout` passes, which is marked).
-    """
-
-    chunk_delay: float = 0.0
-    hold_before: int | None = None
-    hold_until: Callable[[], Awaitable[object]] | None = None
-    hold_timeout: float = 20.0
-
-
-def paced_text_stream(
-    *pieces: str,
-    chunk_delay: float = 0.0,
-    hold_before_piece: int | None = None,
-    hold_until: Callable[[], Awaitable[object]] | None = None,
-) -> PacedReply:
-    """`text_stream` written slowly; optionally held before piece number N."""
-    base = text_stream(*pieces)
-    return PacedReply(
-        status=base.status,
-        content_type=base.content_type,
-        body=base.body,
-        chunk_delay=chunk_delay,
-        # Event 0 is the role delta: piece N is event N + 1.
-        hold_before=None if hold_before_piece is None else hold_before_piece + 1,
-        hold_until=hold_until,
-    )
-
-
-@dataclass
-class PacedLLMServer(FakeLLMServer):
-    """`FakeLLMServer` that can pace replies and marks them on a timeline."""
+class TimelineLLMServer(FakeLLMServer):
+    """`FakeLLMServer` that puts what it does on the timeline (source `llm`)."""
 
     timeline: Timeline = field(default_factory=Timeline)
 
-    async def _chat(self, request: web.Request) -> web.StreamResponse:
-        if not self.replies or not isinstance(self.replies[0], PacedReply):
-            response = await super()._chat(request)
-            self.timeline.add("llm", "done")
-            return response
-        self.requests.append(await request.json())
-        reply = self.replies.popleft()
-        assert isinstance(reply, PacedReply)
-        response = web.StreamResponse(
-            status=reply.status, headers={"Content-Type": reply.content_type}
-        )
-        await response.prepare(request)
-        events = re.findall(rb".*?\n\n", reply.body, re.S)
-        for index, part in enumerate(events):
-            if index == reply.hold_before and reply.hold_until is not None:
-                self.timeline.add("llm", "hold")
-                try:
-                    await asyncio.wait_for(reply.hold_until(), reply.hold_timeout)
-                except TimeoutError:
-                    self.timeline.add("llm", "hold-timeout")
-                else:
-                    self.timeline.add("llm", "release")
-            await response.write(part)
-            self.timeline.add("llm", "sent", part.decode())
-            if reply.chunk_delay and index < len(events) - 1:
-                await asyncio.sleep(reply.chunk_delay)
-        self.timeline.add("llm", "done")
-        # The client may hang up as soon as it has read `[DONE]`.
-        with contextlib.suppress(ConnectionResetError):
-            await response.write_eof()
-        return response
+    def mark(self, kind: str, text: str = "") -> None:
+        """Add the mark to the timeline."""
+        self.timeline.add("llm", kind, text)

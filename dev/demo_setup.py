@@ -1,7 +1,6 @@
-#!/usr/bin/env python3
 """Configure the demo in a Home Assistant config dir, before HA starts.
 
-    .venv/bin/python scripts/demo_setup.py CONFIG_DIR BASE_URL TOOLS_URL
+    python -m dev.demo_setup CONFIG_DIR BASE_URL TOOLS_URL
 
 Adds (once) an HTTP Tools Agent entry for BASE_URL whose tools call the demo
 tool server at TOOLS_URL, with one agent on the Qwen model at temperature 0,
@@ -19,8 +18,6 @@ from pathlib import Path
 import sys
 from types import MappingProxyType
 from typing import Any
-
-sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
 
 from homeassistant import config_entries
 from homeassistant.components.assist_pipeline import pipeline as ha_pipeline
@@ -42,11 +39,28 @@ from custom_components.http_tools_agent.const import (
     SUBENTRY_CONVERSATION,
 )
 from custom_components.http_tools_agent.llm_api import api_id_for
-from tests.e2e.tool_server import DEMO_TOOLS, tool_definitions
+
+from .tool_server import DEMO_TOOLS, tool_definitions
 
 MODEL = "qwen2.5-coder-0.5b"
 AGENT_ENTITY = "conversation.http_tools_agent"
 PIPELINE_NAME = "HTTP Tools Agent demo"
+
+
+def agent_subentry(
+    entry_unique_id: str, model: str, settings: dict[str, Any] | None = None
+) -> ConfigSubentryData:
+    """The agent the config flow adds to a new entry (on `model`, with this
+    entry's HTTP tools), with `settings` over its defaults."""
+    return ConfigSubentryData(
+        subentry_type=SUBENTRY_CONVERSATION,
+        title=DEFAULT_CONVERSATION_NAME,
+        unique_id=None,
+        data={
+            **default_agent_data(api_id_for(entry_unique_id), [model]),
+            **(settings or {}),
+        },
+    )
 
 
 def load(path: Path, key: str, minor: int) -> dict[str, Any]:
@@ -90,17 +104,7 @@ def add_entry(storage: Path, base_url: str, tools_url: str) -> None:
         version=HttpToolsAgentConfigFlow.VERSION,
         minor_version=HttpToolsAgentConfigFlow.MINOR_VERSION,
         discovery_keys=MappingProxyType({}),
-        subentries_data=[
-            ConfigSubentryData(
-                subentry_type=SUBENTRY_CONVERSATION,
-                title=DEFAULT_CONVERSATION_NAME,
-                unique_id=None,
-                data={
-                    **default_agent_data(api_id_for(unique_id), [MODEL]),
-                    CONF_TEMPERATURE: 0.0,
-                },
-            )
-        ],
+        subentries_data=[agent_subentry(unique_id, MODEL, {CONF_TEMPERATURE: 0.0})],
     )
     entries.append(entry.as_dict())
     save(path, data)

@@ -1,19 +1,29 @@
-"""A demo tool server on loopback: weather, Open-Meteo style geocode/forecast,
-an items REST surface and a webhook, recording every request it receives.
+"""The demo tool server on loopback: weather, Open-Meteo style
+geocode/forecast, an items REST surface and a webhook, recording every
+request it receives.
 
-Shared by the end-to-end tests, the P4 benchmark and `scripts/demo_tools.py`.
+Used by the demo (`scripts/demo`), the end-to-end tests and the P4 benchmark.
 Answers are deterministic (derived from the city name) so a test can check
 that the model's answer uses the tool's result.
+
+    python -m dev.tool_server [--port 8091]
+
+serves until interrupted and prints every request it receives.
 """
 
 from __future__ import annotations
 
+import argparse
+import asyncio
+import contextlib
 from dataclasses import dataclass, field
 import hashlib
 import json
 from typing import Any
 
 from aiohttp import web
+
+from .loopback import RecordingServer
 
 CONDITIONS = ("sunny", "cloudy", "light rain", "windy", "foggy", "clear")
 CITIES: dict[str, tuple[float, float, str]] = {
@@ -48,36 +58,28 @@ def forecast_for(latitude: float, longitude: float) -> dict[str, float | int]:
     }
 
 
+async def _json(request: web.Request) -> Any:
+    """The request's JSON body; its text when it is not JSON; None when empty."""
+    raw = await request.read()
+    if not raw:
+        return None
+    try:
+        return json.loads(raw)
+    except ValueError:
+        return raw.decode("utf-8", "replace")
+
+
 @dataclass
-class Received:
-    """A request the tool server received."""
-
-    method: str
-    path: str
-    query: dict[str, str]
-    body: Any
-
-
-@dataclass
-class DemoToolServer:
+class DemoToolServer(RecordingServer):
     """The services the demo tools call, on 127.0.0.1."""
 
-    host: str = "127.0.0.1"
-    port: int = 0
-    requests: list[Received] = field(default_factory=list)
     items: dict[str, dict[str, Any]] = field(default_factory=dict)
     hooks: list[Any] = field(default_factory=list)
     _next_id: int = 1
-    _runner: web.AppRunner | None = None
 
     def __post_init__(self) -> None:
         """Seed the items."""
         self.reset()
-
-    @property
-    def url(self) -> str:
-        """Return the base URL."""
-        return f"http://{self.host}:{self.port}"
 
     def reset(self) -> None:
         """Forget requests; put the seed items back."""
@@ -93,22 +95,6 @@ class DemoToolServer:
         self.items[item["id"]] = item
         self._next_id += 1
         return item
-
-    @web.middleware
-    async def _record(self, request: web.Request, handler: Any) -> web.StreamResponse:
-        raw = await request.read()
-        body: Any = None
-        if raw:
-            try:
-                body = json.loads(raw)
-            except ValueError:
-                body = raw.decode("utf-8", "replace")
-        self.requests.append(
-            Received(request.method, request.path, dict(request.query), body)
-        )
-        request["json"] = body
-        response: web.StreamResponse = await handler(request)
-        return response
 
     async def _weather(self, request: web.Request) -> web.Response:
         city = request.match_info["city"]
@@ -157,7 +143,7 @@ class DemoToolServer:
         return web.json_response(items)
 
     async def _create_item(self, request: web.Request) -> web.Response:
-        body = request["json"]
+        body = await _json(request)
         if not isinstance(body, dict) or not body.get("name"):
             return web.json_response({"error": "name is required"}, status=400)
         qty = body.get("qty")
@@ -172,7 +158,8 @@ class DemoToolServer:
         if request.method == "DELETE":
             del self.items[item_id]
             return web.json_response({"deleted": item_id})
-        body = request["json"] if isinstance(request["json"], dict) else {}
+        body = await _json(request)
+        body = body if isinstance(body, dict) else {}
         if request.method == "PATCH":
             item.update({k: v for k, v in body.items() if k in {"name", "qty"}})
         elif request.method == "PUT":
@@ -181,12 +168,12 @@ class DemoToolServer:
         return web.json_response(item)
 
     async def _hook(self, request: web.Request) -> web.Response:
-        self.hooks.append(request["json"])
-        return web.json_response({"ok": True, "received": request["json"]})
+        body = await _json(request)
+        self.hooks.append(body)
+        return web.json_response({"ok": True, "received": body})
 
-    def app(self) -> web.Application:
-        """The aiohttp application."""
-        app = web.Application(middlewares=[self._record])
+    def routes(self, app: web.Application) -> None:
+        """The demo services."""
         app.router.add_get("/weather/{city}", self._weather)
         app.router.add_get("/geocode", self._geocode)
         app.router.add_get("/forecast", self._forecast)
@@ -195,23 +182,6 @@ class DemoToolServer:
         for method in ("GET", "PATCH", "PUT", "DELETE"):
             app.router.add_route(method, "/api/items/{id}", self._item)
         app.router.add_post("/hook", self._hook)
-        return app
-
-    async def start(self) -> None:
-        """Listen (port 0: a free one)."""
-        self._runner = web.AppRunner(self.app(), access_log=None)
-        await self._runner.setup()
-        site = web.TCPSite(self._runner, self.host, self.port)
-        await site.start()
-        server = site._server
-        assert server is not None
-        self.port = server.sockets[0].getsockname()[1]  # type: ignore[attr-defined]
-
-    async def stop(self) -> None:
-        """Stop listening."""
-        if self._runner is not None:
-            await self._runner.cleanup()
-            self._runner = None
 
     def tools(self, names: list[str] | None = None) -> list[dict[str, Any]]:
         """Tool definitions (the tools file format) that call this server."""
@@ -319,3 +289,27 @@ def tool_definitions(base: str) -> list[dict[str, Any]]:
             "method": "POST",
         },
     ]
+
+
+async def serve(port: int) -> None:
+    """Serve until interrupted, printing each request."""
+    server = DemoToolServer(port=port)
+    await server.start()
+    print(f"tool_server: serving on {server.url}", flush=True)
+    seen = 0
+    try:
+        while True:
+            await asyncio.sleep(0.2)
+            for request in server.requests[seen:]:
+                body = request.body.decode("utf-8", "replace")
+                print(f"tool_server: {request.target} {body}".rstrip(), flush=True)
+            seen = len(server.requests)
+    finally:
+        await server.stop()
+
+
+if __name__ == "__main__":
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--port", type=int, default=8091)
+    with contextlib.suppress(KeyboardInterrupt):
+        asyncio.run(serve(parser.parse_args().port))

@@ -6,7 +6,7 @@ within five minutes (else it reverts and restarts), and leaves a deprecation
 repair. Writing the stored settings directly (listen on 127.0.0.1 only) avoids
 both. An existing file is left alone.
 
-    python scripts/http_config.py CONFIG_DIR [PORT]
+    python -m dev.http_config CONFIG_DIR [PORT]
 """
 
 from __future__ import annotations
