@@ -2,7 +2,7 @@
 
 Run from the repository root:
 
-    ../shared/toolchain/py314 .venv/bin/python bench/bench_text_filter.py
+    .venv/bin/python -m bench.bench_text_filter
 
 Prints two tables:
 
@@ -20,12 +20,8 @@ Prints two tables:
 from __future__ import annotations
 
 from collections.abc import Callable
-from pathlib import Path
 import random
-import sys
 import time
-
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from custom_components.http_tools_agent.engine.textcalls import TextCallFilter
 from tests.engine.textcall_cases import TOOLS, TRANSCRIPTS
