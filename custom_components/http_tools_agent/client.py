@@ -1,8 +1,10 @@
-"""The openai client of an entry and the checks of its server."""
+"""The openai client of an entry, its completions and the checks of its server."""
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+import asyncio
+from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+import json
 from typing import Any, cast
 
 from homeassistant.const import CONF_API_KEY
@@ -11,6 +13,7 @@ from homeassistant.helpers.httpx_client import get_async_client
 import httpx
 import httpx2
 import openai
+from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 from yarl import URL
 
 from .const import CONF_BASE_URL, PLACEHOLDER_API_KEY, SERVER_CHECK_TIMEOUT
@@ -18,6 +21,8 @@ from .const import CONF_BASE_URL, PLACEHOLDER_API_KEY, SERVER_CHECK_TIMEOUT
 # A local model on a CPU can take a while; a voice user should not wait for
 # ten minutes (the SDK default) before hearing an error.
 LLM_REQUEST_TIMEOUT = 120.0
+# After `[DONE]` only the end of the body should follow.
+_AFTER_DONE_TIMEOUT = 1.0
 
 
 class ServerCheckError(Exception):
@@ -84,3 +89,69 @@ async def async_check_server(hass: HomeAssistant, data: Mapping[str, Any]) -> li
         # What yarl accepts, the SDK's URL parser may still refuse.
         raise ServerCheckError("invalid_url") from err
     return await async_list_models(client)
+
+
+async def _server_sent_data(lines: AsyncIterator[str]) -> AsyncGenerator[str]:
+    """The `data` of each server-sent event (the SSE format, as the SDK reads it)."""
+    data: list[str] = []
+    async for line in lines:
+        if not line:
+            if data:
+                yield "\n".join(data)
+                data = []
+            continue
+        name, _, value = line.partition(":")
+        if name == "data":
+            data.append(value.removeprefix(" "))
+
+
+async def async_stream_completion(
+    client: openai.AsyncOpenAI, params: CompletionCreateParamsBase
+) -> AsyncGenerator[Any]:
+    """Stream a chat completion; yield each chunk as decoded JSON.
+
+    The SDK builds, sends and checks the request; the events are read here to
+    the end of the body (the SDK stops at `[DONE]`, which makes its HTTP
+    client drop the connection), so the next request reuses the connection:
+    no new TCP (or TLS) handshake per round. An `error` event raises
+    `openai.APIError`; text that is not JSON raises `json.JSONDecodeError`.
+    """
+    async with client.chat.completions.with_streaming_response.create(
+        **params, stream=True
+    ) as response:
+        done = False
+        try:
+            async with asyncio.timeout(None) as deadline:
+                async for data in _server_sent_data(response.iter_lines()):
+                    if done:
+                        continue
+                    if data.startswith("[DONE]"):
+                        done = True
+                        loop = asyncio.get_running_loop()
+                        deadline.reschedule(loop.time() + _AFTER_DONE_TIMEOUT)
+                        continue
+                    chunk = json.loads(data)
+                    if isinstance(chunk, dict) and (error := chunk.get("error")):
+                        message = (
+                            error.get("message") if isinstance(error, dict) else None
+                        )
+                        raise openai.APIError(
+                            message=str(message or error),
+                            request=response.http_response.request,
+                            body=error,
+                        )
+                    yield chunk
+        except TimeoutError:
+            if not done:
+                raise
+            # A body left open after `[DONE]`: the connection is closed.
+
+
+async def async_complete(
+    client: openai.AsyncOpenAI, params: CompletionCreateParamsBase
+) -> Any:
+    """Ask for a whole chat completion; return it as decoded JSON."""
+    response = await client.chat.completions.with_raw_response.create(
+        **params, stream=False
+    )
+    return json.loads(response.text)

@@ -12,6 +12,7 @@ Afterwards the object tells what the reply held: `text`, `calls`, `empty`,
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Mapping
+from contextlib import aclosing
 from dataclasses import dataclass, field
 import json
 from typing import Any
@@ -23,10 +24,9 @@ from homeassistant.components.conversation import (
 from homeassistant.helpers import llm
 from homeassistant.util.ulid import ulid_now
 import openai
-from openai.types.chat import ChatCompletion, ChatCompletionChunk
-from openai.types.chat.chat_completion_chunk import ChoiceDeltaToolCall
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
+from .client import async_complete, async_stream_completion
 from .engine.textcalls import FilterOutput, TextCallFilter, ToolNames
 from .errors import MalformedResponse, llm_error_handler
 from .llm_api import RESULT_KEY
@@ -45,18 +45,28 @@ def call_key(name: str, arguments: Mapping[str, Any]) -> str:
         return f"{name}#{id(arguments)}"  # pathological arguments: never equal
 
 
-def _is_sdk_model(value: object) -> bool:
-    """Whether the SDK parsed an object (an HTML page or `data: "x"` is text)."""
-    return not isinstance(value, (str, bytes)) and hasattr(value, "model_extra")
+def _object(value: object) -> dict[str, Any]:
+    """A JSON object of the server's answer; anything else is malformed."""
+    if not isinstance(value, dict):
+        raise MalformedResponse
+    return value
 
 
-def _reasoning(obj: object) -> str | None:
-    """Return reasoning text from the fields servers use for it."""
-    extra = getattr(obj, "model_extra", None) or {}
-    for key in ("reasoning_content", "reasoning"):
-        value = extra.get(key)
-        if isinstance(value, str) and value:
-            return value
+def _text(value: object) -> str:
+    """A text field of the answer (`null` and other types count as none)."""
+    return value if isinstance(value, str) else ""
+
+
+def _reasoning(message: dict[str, Any]) -> str:
+    """Reasoning text, from the fields servers use for it."""
+    return _text(message.get("reasoning_content")) or _text(message.get("reasoning"))
+
+
+def _first_choice(answer: dict[str, Any]) -> dict[str, Any] | None:
+    """The answer's choice 0 (servers asked for one may still send others)."""
+    for choice in answer.get("choices") or ():
+        if isinstance(choice, dict) and choice.get("index", 0) in (0, None):
+            return choice
     return None
 
 
@@ -89,6 +99,9 @@ class CompletionStream:
     calls: int = 0
     repeats: int = 0
     finish_reason: str | None = None
+    # What the server reported evaluating, when it says so.
+    usage: dict[str, Any] | None = None
+    timings: dict[str, Any] | None = None
     _filter: TextCallFilter = field(init=False)
     # Resolves written names as the text filter does (HA namespaces merged
     # APIs' tools, `http-tools__get_weather`; models drop the prefix).
@@ -131,70 +144,72 @@ class CompletionStream:
         yield {"role": "assistant"}
         with llm_error_handler():
             if stream:
-                # `async with` closes the stream even when the turn is cut
-                # short, so no response is left open.
-                async with await client.chat.completions.create(
-                    **params, stream=True
-                ) as response:
-                    async for chunk in response:
-                        for delta in self._chunk(chunk):
+                async with aclosing(async_stream_completion(client, params)) as chunks:
+                    async for chunk in chunks:
+                        for delta in self._chunk(_object(chunk)):
                             yield delta
             else:
-                completion = await client.chat.completions.create(
-                    **params, stream=False
-                )
-                for delta in self._completion(completion):
+                for delta in self._completion(
+                    _object(await async_complete(client, params))
+                ):
                     yield delta
             for delta in self._finish():
                 yield delta
         for delta in self._unrunnable_deltas():
             yield delta
 
-    def _chunk(self, chunk: ChatCompletionChunk) -> list[Delta]:
-        if not _is_sdk_model(chunk):
-            raise MalformedResponse
+    def _chunk(self, chunk: dict[str, Any]) -> list[Delta]:
+        self._note_counts(chunk)
+        if (choice := _first_choice(chunk)) is None:
+            return []
         deltas: list[Delta] = []
-        for choice in chunk.choices or ():
-            if choice.index not in (0, None):
-                continue
-            delta = choice.delta
-            if delta is not None:
-                if reasoning := _reasoning(delta):
-                    self.thinking += reasoning
-                    deltas.append({"thinking_content": reasoning})
-                if delta.content:
-                    deltas.extend(self._filtered(self._filter.feed(delta.content)))
-                for tool_call in delta.tool_calls or ():
+        if isinstance(delta := choice.get("delta"), dict):
+            deltas.extend(self._said(_reasoning(delta), _text(delta.get("content"))))
+            for tool_call in delta.get("tool_calls") or ():
+                if isinstance(tool_call, dict):
                     self._add_partial(tool_call)
-            if choice.finish_reason:
-                self.finish_reason = choice.finish_reason
-                # Some servers flush calls with `stop` or `length`: take them
-                # whatever the reason.
-                deltas.extend(self._flush_partials())
+        if finish_reason := _text(choice.get("finish_reason")):
+            self.finish_reason = finish_reason
+            # Some servers flush calls with `stop` or `length`: take them
+            # whatever the reason.
+            deltas.extend(self._flush_partials())
         return deltas
 
-    def _completion(self, completion: ChatCompletion) -> list[Delta]:
-        if not _is_sdk_model(completion):
-            raise MalformedResponse
-        if not completion.choices:
+    def _completion(self, completion: dict[str, Any]) -> list[Delta]:
+        self._note_counts(completion)
+        if (choice := _first_choice(completion)) is None:
             return []
-        choice = completion.choices[0]
-        message = choice.message
-        self.finish_reason = choice.finish_reason
+        self.finish_reason = _text(choice.get("finish_reason")) or None
+        message = choice.get("message")
+        if not isinstance(message, dict):
+            return []
+        deltas = self._said(_reasoning(message), _text(message.get("content")))
+        for tool_call in message.get("tool_calls") or ():
+            if isinstance(tool_call, dict) and isinstance(
+                function := tool_call.get("function"), dict
+            ):
+                self._partial[len(self._partial)] = _PartialCall(
+                    _text(tool_call.get("id")),
+                    _text(function.get("name")),
+                    _text(function.get("arguments")),
+                )
+        deltas.extend(self._flush_partials())
+        return deltas
+
+    def _note_counts(self, answer: dict[str, Any]) -> None:
+        """Keep what the server says it evaluated (`usage`; llama.cpp's `timings`)."""
+        if isinstance(usage := answer.get("usage"), dict):
+            self.usage = usage
+        if isinstance(timings := answer.get("timings"), dict):
+            self.timings = timings
+
+    def _said(self, reasoning: str, content: str) -> list[Delta]:
         deltas: list[Delta] = []
-        if reasoning := _reasoning(message):
+        if reasoning:
             self.thinking += reasoning
             deltas.append({"thinking_content": reasoning})
-        if message.content:
-            deltas.extend(self._filtered(self._filter.feed(message.content)))
-        for index, tool_call in enumerate(message.tool_calls or ()):
-            function = getattr(tool_call, "function", None)
-            if function is None:
-                continue
-            self._partial[index] = _PartialCall(
-                tool_call.id or "", function.name or "", function.arguments or ""
-            )
-        deltas.extend(self._flush_partials())
+        if content:
+            deltas.extend(self._filtered(self._filter.feed(content)))
         return deltas
 
     def _finish(self) -> list[Delta]:
@@ -241,25 +256,25 @@ class CompletionStream:
             deltas.extend(self._unrunnable(UNREADABLE_CALL, {}, problem))
         return deltas
 
-    def _add_partial(self, tool_call: ChoiceDeltaToolCall) -> None:
-        index = tool_call.index if tool_call.index is not None else 0
+    def _add_partial(self, tool_call: dict[str, Any]) -> None:
+        index = tool_call.get("index")
+        index = index if isinstance(index, int) else 0
+        call_id = _text(tool_call.get("id"))
         slot = self._slots.get(index)
         partial = self._partial.get(slot) if slot is not None else None
         if partial is None or (
             # Some servers (Ollama) send every call whole with index 0: a new
             # id on a call that already has a name starts the next call.
-            tool_call.id and partial.id and partial.name and tool_call.id != partial.id
+            call_id and partial.id and partial.name and call_id != partial.id
         ):
             slot = len(self._partial)
             self._slots[index] = slot
             partial = self._partial[slot] = _PartialCall()
-        if tool_call.id:
-            partial.id = tool_call.id
-        if function := tool_call.function:
-            if function.name:
-                partial.name += function.name
-            if function.arguments:
-                partial.arguments += function.arguments
+        if call_id:
+            partial.id = call_id
+        if isinstance(function := tool_call.get("function"), dict):
+            partial.name += _text(function.get("name"))
+            partial.arguments += _text(function.get("arguments"))
 
     def _flush_partials(self) -> list[Delta]:
         deltas: list[Delta] = []
