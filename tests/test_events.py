@@ -11,6 +11,7 @@ from pytest_homeassistant_custom_component.common import async_capture_events
 
 from custom_components.http_tools_agent.const import (
     CONF_TOOL_RESULT_MAX_CHARS,
+    DOMAIN,
     EVENT_TOOL_CALL,
 )
 
@@ -83,6 +84,7 @@ async def test_event_contents_and_redaction(
     assert 0 <= weather["duration"] < 5
     assert weather["conversation_id"] == result.conversation_id
     assert weather["agent_id"] == AGENT_ID
+    assert weather["platform"] == DOMAIN
 
     created = by_tool["create_note"].data
     assert created["arguments"] == {"token": "**REDACTED**", "text": "buy milk"}

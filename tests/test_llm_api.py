@@ -7,9 +7,12 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.common import (
+    MockConfigEntry,
+    async_capture_events,
+)
 
-from custom_components.http_tools_agent.const import DOMAIN
+from custom_components.http_tools_agent.const import DOMAIN, EVENT_TOOL_CALL
 from dev.loopback import free_port
 
 from .kit import (
@@ -77,11 +80,49 @@ async def test_another_agent_uses_our_tools(
         completion("Sunny in Rome."),
     )
 
+    events = async_capture_events(hass, EVENT_TOOL_CALL)
+
     result = await converse(hass, "Weather in Rome?", agent_id=agent_id)
 
     assert speech(result) == "Sunny in Rome."
+    # Another integration's agent: the event names it and its integration.
+    (event,) = events
+    assert event.data["platform"] == "llama_cpp"
+    assert event.data["agent_id"] == agent_id
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
     tools: list[dict[str, Any]] = llm_server.requests[0]["tools"]
     assert tools[0]["function"]["name"] == "get_weather"
     assert tools[0]["function"]["parameters"]["properties"]["city"]["type"] == "string"
     assert DOMAIN in hass.config.components
+
+
+@pytest.mark.usefixtures("setup_integration")
+@pytest.mark.parametrize(
+    ("method", "read_only", "destructive", "idempotent"),
+    [
+        ("GET", True, False, True),
+        ("HEAD", True, False, True),
+        ("DELETE", False, True, True),
+        ("PUT", False, True, True),
+        ("POST", False, False, False),
+        ("PATCH", False, False, False),
+        ("PURGE", False, False, False),
+    ],
+)
+async def test_tools_say_what_they_do(
+    hass: HomeAssistant,
+    method: str,
+    read_only: bool,
+    destructive: bool,
+    idempotent: bool,
+) -> None:
+    """Agents that honour tool annotations (e.g. ask before a destructive
+    call) learn from the HTTP method what a tool does to its server."""
+    tool = {"name": "t", "url": "http://127.0.0.1:9/x", "method": method}
+    await call_service(hass, "set_tools", {"tools": [tool]})
+    instance = await llm.async_get_api(hass, API_ID, llm_context())
+
+    (offered,) = instance.tools
+    assert offered.annotations == llm.ToolAnnotations(
+        read_only=read_only, destructive=destructive, idempotent=idempotent
+    )

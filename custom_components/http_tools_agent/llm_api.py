@@ -112,11 +112,10 @@ class HttpTool(llm.Tool):
 def _turn_agent_id(chat_log: ha_chat_log.ChatLog | None) -> str | None:
     """Return the agent whose turn runs the tool.
 
-    Our agents say so through `current_agent_id`. Another agent's tools start
-    while its answer still streams, before the chat log stores that answer
-    (with its agent id): its latest stored answer names it from the second
-    round or turn on; before that it is unknown (the event's `platform` still
-    names the agent's integration).
+    Our agents say so through `current_agent_id`; another agent's latest
+    stored answer names it. Only when its tools start while its first answer
+    still streams (before the chat log stores it) is it unknown; the event's
+    `platform` still names the agent's integration.
     """
     if agent_id := current_agent_id.get():
         return agent_id
