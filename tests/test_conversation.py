@@ -19,7 +19,7 @@ from custom_components.http_tools_agent.const import (
 )
 from custom_components.http_tools_agent.entity import CLOSING_NUDGE
 
-from .kit import API_ID, converse, speech
+from .kit import API_ID, converse, question, speech
 from .markup import assert_clean
 from .servers import (
     FakeLLMServer,
@@ -73,10 +73,12 @@ async def test_llama_cpp_python_text_call_then_answer(
         "tool_call_id": call["id"],
         "content": "Rome: ☀️ +14°C",
     }
-    # Everything after the system prompt (which holds the time) and the tools.
+    # Everything after the system prompt, and the tools (the minute the
+    # question was asked is checked by `question` and left out).
     assert {
         "messages": [
             {k: v for k, v in m.items() if k != "tool_calls"}
+            | ({"content": question(m)} if m["role"] == "user" else {})
             | (
                 {"tool_calls": [{"function": c["function"]} for c in m["tool_calls"]]}
                 if "tool_calls" in m
@@ -135,10 +137,17 @@ async def test_a_round_without_words_leads_to_the_answer(
     # says plainly that it is time to answer; the nudge is not part of the
     # conversation's history.
     assert llm_server.requests[2]["tool_choice"] == "none"
+    # The request to answer rides on the last tool result: every chat
+    # template accepts that (Mistral's refuse a system or user message there).
     closing = llm_server.requests[2]["messages"]
-    assert closing[-1] == {"role": "system", "content": CLOSING_NUDGE}
-    assert closing[-2]["role"] == "tool"
-    assert all(c.get("content") != CLOSING_NUDGE for c in chat_contents)
+    before = llm_server.requests[1]["messages"]
+    assert closing[:-1] == before[:-1]
+    assert closing[-1] == {
+        **before[-1],
+        "role": "tool",
+        "content": f"{before[-1]['content']}\n\n{CLOSING_NUDGE}",
+    }
+    assert all(CLOSING_NUDGE not in (c.get("content") or "") for c in chat_contents)
     # What the chat shows: neither the call nor the JSON.
     assert all("{" not in (c.get("content") or "") for c in chat_contents)
     shown = "".join(c.get("content") or "" for c in chat_contents)
@@ -202,25 +211,26 @@ async def test_structured_parallel_calls(
             ("get_weather", {"city": "Palermo"}), ("get_weather", {"city": "Turin"})
         ),
     )
-    assistant = messages[-3]
-    assert [c["id"] for c in assistant["tool_calls"]] == [
+    # Both ran; each call goes back in its own assistant message followed by
+    # its result (Llama 3's chat templates refuse two calls in one message).
+    assert [
+        (m["role"], [c["id"] for c in m.get("tool_calls", [])], m.get("content"))
+        for m in messages[-4:]
+    ] == [
+        ("assistant", ["call_0_get_weather"], ""),
+        ("tool", [], "Palermo: ☀️ +14°C"),
+        ("assistant", ["call_1_get_weather"], ""),
+        ("tool", [], "Turin: ☀️ +14°C"),
+    ]
+    assert [m.get("tool_call_id") for m in messages[-3::2]] == [
         "call_0_get_weather",
         "call_1_get_weather",
     ]
-    assert messages[-2:] == [
-        {
-            "role": "tool",
-            "tool_call_id": "call_0_get_weather",
-            "content": "Palermo: ☀️ +14°C",
-        },
-        {
-            "role": "tool",
-            "tool_call_id": "call_1_get_weather",
-            "content": "Turin: ☀️ +14°C",
-        },
-    ]
-    # The whole round trip after the system prompt (which holds the time).
-    assert messages[1:] == snapshot
+    # The whole round trip after the system prompt (without the minute).
+    assert [
+        {**m, "content": question(m)} if m["role"] == "user" else m
+        for m in messages[1:]
+    ] == snapshot
 
 
 @pytest.mark.usefixtures("setup_integration")

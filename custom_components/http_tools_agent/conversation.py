@@ -9,13 +9,14 @@ from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT, MATCH_ALL
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
-from homeassistant.helpers import intent
+from homeassistant.helpers import intent, llm
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from .const import DOMAIN, SUBENTRY_CONVERSATION
 from .entity import HttpToolsAgentEntity
 from .runtime import HttpToolsConfigEntry
 from .speech import async_spoken_error
+from .stable_prompt import async_note, split_prompt_template
 
 
 async def async_setup_entry(
@@ -63,15 +64,24 @@ class HttpToolsConversationEntity(
     ) -> conversation.ConversationResult:
         """Answer one user turn."""
         options = self.subentry.data
+        llm_context = user_input.as_llm_context(DOMAIN)
+        # Lines using `now()` render with the message, not in the system
+        # prompt, so the prompt's start stays the same (`stable_prompt`).
+        prompt, per_message = split_prompt_template(
+            options.get(CONF_PROMPT) or llm.DEFAULT_INSTRUCTIONS_PROMPT
+        )
         try:
             await chat_log.async_provide_llm_data(
-                user_input.as_llm_context(DOMAIN),
+                llm_context,
                 options.get(CONF_LLM_HASS_API),
-                options.get(CONF_PROMPT),
+                prompt,
                 user_input.extra_system_prompt,
             )
+            note = await async_note(self.hass, chat_log, llm_context, per_message)
         except conversation.ConverseError as err:
             return err.as_conversation_result()
+        if isinstance(asked := chat_log.content[-1], conversation.UserContent):
+            self.notes.remember(asked, note)
 
         try:
             await self._async_handle_chat_log(chat_log, user_input.language)

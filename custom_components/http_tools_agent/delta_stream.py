@@ -15,6 +15,8 @@ from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
 import json
+import secrets
+import string
 from typing import Any
 
 from homeassistant.components.conversation import (
@@ -22,7 +24,6 @@ from homeassistant.components.conversation import (
     ToolResultContentDeltaDict,
 )
 from homeassistant.helpers import llm
-from homeassistant.util.ulid import ulid_now
 import openai
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
@@ -35,6 +36,15 @@ type Delta = AssistantContentDeltaDict | ToolResultContentDeltaDict
 
 # Name used for call markup that could not be read at all.
 UNREADABLE_CALL = "invalid_tool_call"
+_ID_CHARS = string.ascii_letters + string.digits
+
+
+def new_call_id() -> str:
+    """An id for a call the server sent without one (text calls).
+
+    Nine letters and digits: Mistral's chat templates refuse any other id.
+    """
+    return "".join(secrets.choice(_ID_CHARS) for _ in range(9))
 
 
 def call_key(name: str, arguments: Mapping[str, Any]) -> str:
@@ -315,7 +325,7 @@ class CompletionStream:
         self.seen_calls.add(key)
         self.calls += 1
         tool_input = llm.ToolInput(
-            tool_name=resolved, tool_args=arguments, id=call_id or ulid_now()
+            tool_name=resolved, tool_args=arguments, id=call_id or new_call_id()
         )
         return [{"tool_calls": [tool_input]}]
 
@@ -326,7 +336,10 @@ class CompletionStream:
             return []
         self.calls += 1
         tool_input = llm.ToolInput(
-            tool_name=name, tool_args=arguments, id=call_id or ulid_now(), external=True
+            tool_name=name,
+            tool_args=arguments,
+            id=call_id or new_call_id(),
+            external=True,
         )
         self._unrunnable_calls.append((tool_input, error))
         return []

@@ -20,7 +20,7 @@ from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
 from openai.types.chat import (
     ChatCompletionFunctionToolParam,
-    ChatCompletionMessageParam,
+    ChatCompletionToolMessageParam,
 )
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
@@ -40,15 +40,10 @@ from .const import (
 from .delta_stream import CompletionStream, Delta
 from .engine.speakable import speakable
 from .llm_api import RESULT_KEY, current_agent_id
-from .openai_format import (
-    ToolSchemas,
-    chat_message,
-    chat_messages,
-    chat_tools,
-    system_message,
-)
+from .openai_format import ToolSchemas, chat_messages, chat_tools
 from .runtime import HttpToolsConfigEntry
 from .speech import async_spoken_message
+from .stable_prompt import MessageNotes
 
 type ToolChoice = Literal["auto", "required", "none"]
 
@@ -58,8 +53,8 @@ _TOOL_CHOICES: dict[str, ToolChoice] = {
     "none": "none",
 }
 
-# Sent (not stored in the chat log) with the closing request of a turn that
-# ran tools.
+# Added to the last tool result of the closing request of a turn that ran
+# tools (not stored in the chat log).
 CLOSING_NUDGE = (
     "Answer the user's question now in plain text using the tool results "
     "above. Do not call tools."
@@ -93,8 +88,8 @@ class _Turn:
     """What the rounds of one turn share."""
 
     options: AgentOptions
-    conversation_id: str
-    messages: list[ChatCompletionMessageParam]
+    chat_log: conversation.ChatLog
+    notes: MessageNotes
     tools: list[ChatCompletionFunctionToolParam] = field(default_factory=list)
     schemas: ToolSchemas = field(default_factory=dict)
     seen_calls: set[str] = field(default_factory=set)
@@ -110,22 +105,30 @@ class _Turn:
 
     def params(self, *, closing: bool) -> CompletionCreateParamsBase:
         """The request of one round."""
+        messages = chat_messages(self.chat_log.content, self.notes.note)
+        last = messages[-1]
+        if closing and self.seen_calls and last["role"] == "tool":
+            # Servers without a tool parser ignore `tool_choice: none`; small
+            # models then repeat the call instead of answering. Saying so
+            # plainly makes them answer from the results (measured with
+            # Qwen2.5-0.5B: 0/10 -> 10/10 weather answers). In the result
+            # itself: Mistral's and Qwen 3.5's templates refuse a system
+            # message there, and Mistral's a user message after a result.
+            messages[-1] = ChatCompletionToolMessageParam(
+                role="tool",
+                tool_call_id=last["tool_call_id"],
+                content=f"{last['content']}\n\n{CLOSING_NUDGE}",
+            )
         params = CompletionCreateParamsBase(
             model=self.options.model,
-            messages=self.messages,
+            messages=messages,
             temperature=self.options.temperature,
             max_tokens=self.options.max_tokens,
-            user=self.conversation_id,
+            user=self.chat_log.conversation_id,
         )
         if self.tools:
             params["tools"] = self.tools
             params["tool_choice"] = "none" if closing else self.options.tool_choice
-        if closing and self.seen_calls:
-            # Servers without a tool parser ignore `tool_choice: none`; small
-            # models then repeat the call instead of answering. Saying so
-            # plainly makes them answer from the results (measured with
-            # Qwen2.5-0.5B: 0/10 -> 10/10 weather answers). Not stored.
-            params["messages"] = [*self.messages, system_message(CLOSING_NUDGE)]
         return params
 
 
@@ -156,6 +159,8 @@ class HttpToolsAgentEntity(Entity):
         """Initialize the agent."""
         self.entry = entry
         self.subentry = subentry
+        # What each user message carries besides its text (`stable_prompt`).
+        self.notes = MessageNotes()
         self._attr_unique_id = subentry.subentry_id
         self._attr_device_info = dr.DeviceInfo(
             identifiers={(DOMAIN, subentry.subentry_id)},
@@ -179,9 +184,7 @@ class HttpToolsAgentEntity(Entity):
         self, chat_log: conversation.ChatLog, language: str | None
     ) -> None:
         turn = _Turn(
-            AgentOptions.from_subentry(self.subentry.data),
-            chat_log.conversation_id,
-            chat_messages(chat_log.content),
+            AgentOptions.from_subentry(self.subentry.data), chat_log, self.notes
         )
         if chat_log.llm_api is not None:
             turn.tools, turn.schemas = chat_tools(chat_log.llm_api)
@@ -219,9 +222,7 @@ class HttpToolsAgentEntity(Entity):
         stream = turn.options.stream if stream is None else stream
         client = self.entry.runtime_data.client
         params = turn.params(closing=closing)
-        await self._async_add(
-            chat_log, turn, reply.async_run(client, params, stream=stream)
-        )
+        await self._async_add(chat_log, reply.async_run(client, params, stream=stream))
         if stream and reply.empty and reply.run_calls:
             return await self._async_reask_unstreamed(chat_log, turn)
         return reply
@@ -243,14 +244,13 @@ class HttpToolsAgentEntity(Entity):
         return await self._async_ask(chat_log, turn, closing=True)
 
     async def _async_add(
-        self, chat_log: conversation.ChatLog, turn: _Turn, deltas: AsyncGenerator[Delta]
+        self, chat_log: conversation.ChatLog, deltas: AsyncGenerator[Delta]
     ) -> None:
-        """Stream a reply into the chat log; keep the messages in step with it."""
-        async for content in chat_log.async_add_delta_content_stream(
+        """Stream a reply into the chat log (which runs its calls)."""
+        async for _content in chat_log.async_add_delta_content_stream(
             self.entity_id, deltas
         ):
-            if (message := chat_message(content)) is not None:
-                turn.messages.append(message)
+            pass
 
     async def _async_answer_if_silent(
         self,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Sequence
 from typing import Any
 
 from homeassistant.components import conversation
@@ -22,6 +22,7 @@ from openai.types.shared_params import FunctionDefinition
 import probatio
 
 from .llm_api import RESULT_KEY, HttpTool
+from .stable_prompt import without_clock
 
 type ToolSchemas = dict[str, dict[str, Any]]
 
@@ -81,40 +82,75 @@ def system_message(text: str) -> ChatCompletionSystemMessageParam:
     return ChatCompletionSystemMessageParam(role="system", content=text)
 
 
-def chat_message(content: conversation.Content) -> ChatCompletionMessageParam | None:
-    """Convert one piece of chat log content to a message."""
-    if isinstance(content, conversation.ToolResultContent):
-        return ChatCompletionToolMessageParam(
-            role="tool",
-            tool_call_id=content.tool_call_id,
-            content=tool_result_text(content.result),
-        )
-    if isinstance(content, conversation.SystemContent):
-        return system_message(content.content)
-    if isinstance(content, conversation.UserContent):
-        return ChatCompletionUserMessageParam(role="user", content=content.content)
-    if not content.content and not content.tool_calls:
-        # A round that produced nothing usable; servers reject empty turns.
-        return None
-    message = ChatCompletionAssistantMessageParam(
-        role="assistant", content=content.content or ""
+def tool_message(
+    content: conversation.ToolResultContent,
+) -> ChatCompletionToolMessageParam:
+    """A tool result message."""
+    return ChatCompletionToolMessageParam(
+        role="tool",
+        tool_call_id=content.tool_call_id,
+        content=tool_result_text(content.result),
     )
-    if content.tool_calls:
-        message["tool_calls"] = [
-            ChatCompletionMessageFunctionToolCallParam(
-                id=call.id,
-                type="function",
-                function=Function(
-                    name=call.tool_name, arguments=json_dumps(call.tool_args)
-                ),
-            )
-            for call in content.tool_calls
-        ]
+
+
+def _tool_call(call: llm.ToolInput) -> ChatCompletionMessageFunctionToolCallParam:
+    return ChatCompletionMessageFunctionToolCallParam(
+        id=call.id,
+        type="function",
+        function=Function(name=call.tool_name, arguments=json_dumps(call.tool_args)),
+    )
+
+
+def _assistant(
+    text: str, calls: list[llm.ToolInput]
+) -> ChatCompletionAssistantMessageParam:
+    message = ChatCompletionAssistantMessageParam(role="assistant", content=text)
+    if calls:
+        message["tool_calls"] = [_tool_call(call) for call in calls]
     return message
 
 
 def chat_messages(
-    contents: Iterable[conversation.Content],
+    contents: Sequence[conversation.Content],
+    note: Callable[[conversation.UserContent], str],
 ) -> list[ChatCompletionMessageParam]:
-    """Convert chat log content, leaving out what carries nothing."""
-    return [m for c in contents if (m := chat_message(c)) is not None]
+    """Convert chat log content, leaving out what carries nothing.
+
+    The system prompt loses Home Assistant's clock line and each user message
+    gets its `note` (the time it was asked) instead, so the prompt's start
+    stays the same from turn to turn (`stable_prompt`). Several calls of one
+    reply become one call per assistant message, each followed by its result:
+    Llama 3's templates refuse more than one call in a message.
+    """
+    messages: list[ChatCompletionMessageParam] = []
+    results = {
+        c.tool_call_id: c
+        for c in contents
+        if isinstance(c, conversation.ToolResultContent)
+    }
+    answered: set[str] = set()
+    for content in contents:
+        if isinstance(content, conversation.SystemContent):
+            messages.append(system_message(without_clock(content.content)[0]))
+        elif isinstance(content, conversation.UserContent):
+            text = content.content
+            if extra := note(content):
+                text = f"{extra}\n\n{text}"
+            messages.append(ChatCompletionUserMessageParam(role="user", content=text))
+        elif isinstance(content, conversation.ToolResultContent):
+            if content.tool_call_id not in answered:
+                messages.append(tool_message(content))
+        elif content.tool_calls and len(content.tool_calls) > 1:
+            text = content.content or ""
+            for call in content.tool_calls:
+                messages.append(_assistant(text, [call]))
+                text = ""
+                if (result := results.get(call.id)) is not None:
+                    messages.append(tool_message(result))
+                    answered.add(call.id)
+        elif content.content or content.tool_calls:
+            # A reply that produced nothing is left out: servers reject it.
+            messages.append(
+                _assistant(content.content or "", list(content.tool_calls or ()))
+            )
+    return messages

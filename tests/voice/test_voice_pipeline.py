@@ -25,7 +25,7 @@ from homeassistant.components.assist_pipeline import (
 from homeassistant.core import Context
 import pytest
 
-from tests.kit import assert_rome_weather_ran, chat_log_deltas
+from tests.kit import assert_rome_weather_ran, chat_log_deltas, question
 from tests.markup import assert_clean
 from tests.servers import (
     QWEN_THINK_AND_CALL,
@@ -103,10 +103,7 @@ def assert_turn(voice: Voice, events: list[PipelineEvent]) -> None:
     assert stt_end.data == {"stt_output": {"text": COMMAND}}
     assert voice.stt.transcripts == [COMMAND]
     # The transcript is what the model was asked.
-    assert voice.llm.requests[0]["messages"][-1] == {
-        "role": "user",
-        "content": COMMAND,
-    }
+    assert question(voice.llm.requests[0]["messages"][-1]) == COMMAND
 
     assert_rome_weather_ran(chat_log_deltas(events), voice.tools)
 
