@@ -1,0 +1,489 @@
+"""Latency with the real model, through the Assist pipeline: text in, speech out.
+
+The same questions, asked as follow-ups in one conversation and each in a
+fresh conversation, go through Assist pipelines that end in a streaming
+Wyoming TTS (espeak-ng), one pipeline per agent:
+
+- `ours`: this integration;
+- `ours-before`: ours with Home Assistant's clock left in the system prompt
+  (the prompt layout before the stable prefix, for comparison);
+- `core`: Home Assistant core's `llama_cpp` agent with our HTTP tools API.
+
+Each agent's questions run back to back (a server slot caches one prompt).
+Measured per turn: time to the first spoken word (text in -> the first audio
+of the TTS stream, read as a satellite reads it) and to the whole answer (end
+of the intent stage). Per request, a recording proxy between Home Assistant
+and the server (`bench/llm_proxy.py`) notes the time to the first token and
+what the server reports (llama.cpp's `timings`: prompt tokens evaluated). On
+llama.cpp's `llama-server` it also works out the floor: the time the server
+needs when only the tokens new since the previous request are evaluated
+(`/apply-template` + `/tokenize`, at the server's measured speeds).
+
+`--concurrent N` runs N follow-up conversations at once (N satellites) and
+prints p50/p95 of the first word; give it a server with N slots
+(`llama-server -np N`).
+
+    .venv/bin/python -m bench.bench_latency [--base-url URL]
+        [--agents ours-before,ours,core] [--concurrent N] [--dump FILE]
+
+Without `--base-url` (or HTA_MODEL_SERVER_URL) it starts llama-cpp-python
+with Qwen2.5-Coder-0.5B (`scripts/model_server --install-only` first).
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+import json
+from pathlib import Path
+import statistics
+import time
+
+import aiohttp
+from homeassistant.components import tts
+from homeassistant.components.assist_pipeline import PipelineEvent, PipelineEventType
+from homeassistant.components.assist_pipeline.const import DOMAIN as PIPELINE_DOMAIN
+from homeassistant.components.assist_pipeline.pipeline import (
+    KEY_ASSIST_PIPELINE,
+    Pipeline,
+    PipelineInput,
+    PipelineRun,
+    PipelineStage,
+)
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.helpers import chat_session
+from homeassistant.setup import async_setup_component
+
+from bench._ha import home_assistant, log, machine, table
+from bench.llm_proxy import Exchange, RecordingProxy
+from custom_components.http_tools_agent import openai_format, stable_prompt
+from dev.tool_server import DemoToolServer, tool_definitions
+from tests.e2e.harness import ModelServer, setup_llama_cpp, setup_ours
+from tests.voice.conftest import add_wyoming_service, entity_of
+from tests.voice.wyoming_servers import VOICE, Timeline, WyomingTTS
+
+QUESTIONS = (
+    "What's the weather in Rome?",
+    "And in Paris?",
+    "Add milk to my shopping list.",
+    "What is on my shopping list?",
+    "Thank you!",
+)
+WAV_HEADER = 44
+
+
+@dataclass
+class Turn:
+    """One question through one pipeline."""
+
+    agent: str
+    mode: str
+    question: str
+    first_word: float | None = None
+    answer: float | None = None
+    spoken: str = ""
+    exchanges: list[Exchange] = field(default_factory=list)
+
+
+def _keep_clock(prompt: str) -> tuple[str, bool]:
+    return prompt, False
+
+
+@contextmanager
+def clock_in_system_prompt() -> Iterator[None]:
+    """The layout before the stable prefix: Home Assistant's clock stays."""
+    original = stable_prompt.without_clock
+    for module in (stable_prompt, openai_format):
+        module.without_clock = _keep_clock  # type: ignore[attr-defined]
+    try:
+        yield
+    finally:
+        for module in (stable_prompt, openai_format):
+            module.without_clock = original  # type: ignore[attr-defined]
+
+
+async def make_pipeline(hass: HomeAssistant, agent_id: str, tts_id: str) -> Pipeline:
+    """An English pipeline: text -> the agent -> the Wyoming TTS."""
+    store = hass.data[KEY_ASSIST_PIPELINE].pipeline_store
+    pipeline: Pipeline = await store.async_create_item(
+        {
+            "name": f"bench {agent_id}",
+            "language": "en",
+            "conversation_engine": agent_id,
+            "conversation_language": "en",
+            "stt_engine": None,
+            "stt_language": None,
+            "tts_engine": tts_id,
+            "tts_language": "en",
+            "tts_voice": VOICE,
+            "wake_word_entity": None,
+            "wake_word_id": None,
+        }
+    )
+    return pipeline
+
+
+async def first_audio(hass: HomeAssistant, token: str, started: float) -> float | None:
+    """Read the TTS stream as a satellite does; when did speech arrive?"""
+    stream = tts.async_get_stream(hass, token)
+    if stream is None:
+        return None
+    received = 0
+    async for chunk in stream.async_stream_result():
+        received += len(chunk)
+        if received > WAV_HEADER:
+            return time.perf_counter() - started
+    return None
+
+
+async def ask(
+    hass: HomeAssistant, pipeline: Pipeline, turn: Turn, conversation_id: str | None
+) -> str:
+    """Run one text turn through the pipeline and fill in `turn`; return the
+    conversation id."""
+    started = time.perf_counter()
+    reading: list[asyncio.Task[float | None]] = []
+
+    def on_event(event: PipelineEvent) -> None:
+        data = event.data or {}
+        if event.type is PipelineEventType.RUN_START and "tts_output" in data:
+            token = data["tts_output"]["token"]
+            reading.append(hass.async_create_task(first_audio(hass, token, started)))
+        elif event.type is PipelineEventType.INTENT_END:
+            turn.answer = time.perf_counter() - started
+            speech = data["intent_output"]["response"]["speech"]
+            turn.spoken = speech.get("plain", {}).get("speech", "")
+
+    with chat_session.async_get_chat_session(hass, conversation_id) as session:
+        pipeline_input = PipelineInput(
+            session=session,
+            intent_input=turn.question,
+            run=PipelineRun(
+                hass,
+                context=Context(),
+                pipeline=pipeline,
+                start_stage=PipelineStage.INTENT,
+                end_stage=PipelineStage.TTS,
+                event_callback=on_event,
+                # What the TTS makes: no conversion (and no ffmpeg) in between.
+                tts_audio_output={tts.ATTR_PREFERRED_FORMAT: "wav"},
+            ),
+        )
+        await pipeline_input.validate()
+        await pipeline_input.execute()
+        conversation_id = session.conversation_id
+    if reading:
+        turn.first_word = await asyncio.wait_for(reading[0], 300)
+    return conversation_id
+
+
+def fmt(value: float | None) -> str:
+    """Seconds with two decimals, or a dash."""
+    return "-" if value is None else f"{value:.2f}"
+
+
+async def run_agent(
+    hass: HomeAssistant, pipeline: Pipeline, agent: str, proxy: RecordingProxy
+) -> list[Turn]:
+    """The questions as follow-ups, then each in a fresh conversation."""
+    turns: list[Turn] = []
+    for mode in ("follow-up", "fresh"):
+        conversation_id = None
+        for question in QUESTIONS:
+            turn = Turn(agent, mode, question)
+            before = len(proxy.exchanges)
+            new_id = await ask(hass, pipeline, turn, conversation_id)
+            conversation_id = new_id if mode == "follow-up" else None
+            turn.exchanges = proxy.exchanges[before:]
+            turns.append(turn)
+            log(
+                f"{agent:12} {mode:9} {question[:30]:30} first word "
+                f"{fmt(turn.first_word)} s, answer {fmt(turn.answer)} s, "
+                f"evaluated {[e.prompt_evaluated for e in turn.exchanges]}: "
+                f"{turn.spoken[:60]!r}"
+            )
+    return turns
+
+
+async def new_tokens(
+    session: aiohttp.ClientSession, server: str, exchanges: list[Exchange]
+) -> list[int] | None:
+    """Per request, the prompt tokens not in the previous request's prompt.
+
+    llama.cpp only (`/apply-template`, `/tokenize`); None elsewhere.
+    """
+    root = server.removesuffix("/v1")
+    previous: list[int] = []
+    counts: list[int] = []
+    for exchange in exchanges:
+        body = {k: v for k, v in exchange.body.items() if k in ("messages", "tools")}
+        async with session.post(f"{root}/apply-template", json=body) as reply:
+            if reply.status != 200:
+                return None
+            prompt = (await reply.json())["prompt"]
+        async with session.post(f"{root}/tokenize", json={"content": prompt}) as reply:
+            tokens: list[int] = (await reply.json())["tokens"]
+        common = 0
+        for old, new in zip(previous, tokens, strict=False):
+            if old != new:
+                break
+            common += 1
+        counts.append(len(tokens) - common)
+        previous = tokens
+    return counts
+
+
+def speeds(exchanges: list[Exchange]) -> tuple[float, float] | None:
+    """Median ms per prompt token and per generated token (llama.cpp)."""
+    prompt = [
+        e.timings["prompt_per_token_ms"]
+        for e in exchanges
+        if e.timings and e.timings.get("prompt_n", 0) >= 20
+    ]
+    gen = [
+        e.timings["predicted_per_token_ms"]
+        for e in exchanges
+        if e.timings and e.timings.get("predicted_n", 0) >= 5
+    ]
+    if not prompt or not gen:
+        return None
+    return statistics.median(prompt), statistics.median(gen)
+
+
+def floor_of(turn: Turn, new: list[int], rates: tuple[float, float]) -> float:
+    """Seconds to the first word if only new tokens were evaluated: every
+    round's new prompt tokens, the calls' generated tokens, one answer token."""
+    per_prompt, per_token = rates
+    total = 0.0
+    for index, exchange in enumerate(turn.exchanges):
+        total += new[index] * per_prompt
+        last = index == len(turn.exchanges) - 1
+        generated = (exchange.timings or {}).get("predicted_n", 1)
+        total += (1 if last else generated) * per_token
+    return total / 1000
+
+
+def report(turns: list[Turn], floors: dict[int, float]) -> None:
+    """The per-turn table and the medians."""
+    rows = []
+    for index, turn in enumerate(turns):
+        evaluated = [e.prompt_evaluated for e in turn.exchanges]
+        rows.append(
+            (
+                turn.agent,
+                turn.mode,
+                turn.question,
+                len(turn.exchanges),
+                fmt(turn.first_word),
+                fmt(turn.answer),
+                " / ".join(fmt(e.seconds_to_first_token) for e in turn.exchanges),
+                " / ".join("-" if n is None else str(n) for n in evaluated),
+                fmt(floors.get(index)),
+            )
+        )
+    table(
+        "Latency per turn (s; per request: time to first token, prompt tokens "
+        "the server evaluated)",
+        (
+            "agent",
+            "conversation",
+            "question",
+            "requests",
+            "first word",
+            "answer",
+            "first token per request",
+            "evaluated",
+            "floor",
+        ),
+        rows,
+    )
+    summary = []
+    for agent in dict.fromkeys(t.agent for t in turns):
+        for mode in ("follow-up", "fresh"):
+            mine = [
+                (i, t)
+                for i, t in enumerate(turns)
+                if t.agent == agent and t.mode == mode and t.question != QUESTIONS[0]
+            ]
+            first = [t.first_word for _, t in mine if t.first_word is not None]
+            done = [t.answer for _, t in mine if t.answer is not None]
+            ttft = [
+                e.seconds_to_first_token
+                for _, t in mine
+                for e in t.exchanges[:1]
+                if e.seconds_to_first_token is not None
+            ]
+            floor = [floors[i] for i, _ in mine if i in floors]
+            summary.append(
+                (
+                    agent,
+                    mode,
+                    fmt(statistics.median(first)) if first else "-",
+                    fmt(statistics.median(done)) if done else "-",
+                    fmt(statistics.median(ttft)) if ttft else "-",
+                    fmt(statistics.median(floor)) if floor else "-",
+                )
+            )
+    table(
+        "Medians over questions 2-5 (s)",
+        (
+            "agent",
+            "conversation",
+            "first word",
+            "answer",
+            "first token of the turn's first request",
+            "floor",
+        ),
+        summary,
+    )
+
+
+async def concurrent(hass: HomeAssistant, pipeline: Pipeline, satellites: int) -> None:
+    """N satellites asking their follow-ups at the same time."""
+
+    async def satellite(number: int) -> list[Turn]:
+        conversation_id = None
+        turns = []
+        for question in QUESTIONS:
+            turn = Turn(f"satellite {number}", "follow-up", question)
+            conversation_id = await ask(hass, pipeline, turn, conversation_id)
+            turns.append(turn)
+        return turns
+
+    started = time.perf_counter()
+    results = await asyncio.gather(*(satellite(n) for n in range(satellites)))
+    wall = time.perf_counter() - started
+    first = sorted(t.first_word for ts in results for t in ts[1:] if t.first_word)
+    p95 = first[min(len(first) - 1, round(0.95 * (len(first) - 1)))] if first else None
+    table(
+        f"{satellites} conversations at once (follow-ups 2-5, s)",
+        ("satellites", "turns", "first word p50", "first word p95", "wall"),
+        [
+            (
+                satellites,
+                len(first),
+                fmt(statistics.median(first)) if first else "-",
+                fmt(p95),
+                fmt(wall),
+            )
+        ],
+    )
+
+
+async def floors_of(
+    turns: list[Turn], agents: list[str], server_url: str
+) -> dict[int, float]:
+    """The floor of each turn, where the server can tell it (llama.cpp)."""
+    floors: dict[int, float] = {}
+    async with aiohttp.ClientSession() as session:
+        for agent in agents:
+            mine = [(i, t) for i, t in enumerate(turns) if t.agent == agent]
+            exchanges = [e for _, t in mine for e in t.exchanges]
+            new = await new_tokens(session, server_url, exchanges)
+            rates = speeds(exchanges)
+            if new is None or rates is None:
+                continue
+            for index, turn in mine:
+                count = len(turn.exchanges)
+                floors[index] = floor_of(turn, new[:count], rates)
+                new = new[count:]
+    return floors
+
+
+def dump(turns: list[Turn], path: Path) -> None:
+    """Every turn, with the server's counts, as JSON."""
+    path.write_text(
+        json.dumps(
+            [
+                {
+                    "agent": t.agent,
+                    "mode": t.mode,
+                    "question": t.question,
+                    "first_word": t.first_word,
+                    "answer": t.answer,
+                    "spoken": t.spoken,
+                    "requests": [
+                        {
+                            "first_token": e.seconds_to_first_token,
+                            "timings": e.timings,
+                            "usage": e.usage,
+                        }
+                        for e in t.exchanges
+                    ],
+                }
+                for t in turns
+            ],
+            indent=1,
+        )
+    )
+
+
+async def main(args: argparse.Namespace) -> None:
+    """Run the agents' turns and print the tables."""
+    print(f"Machine: {machine()}")
+    server = (
+        ModelServer(args.base_url.rstrip("/"))
+        if args.base_url
+        else ModelServer.from_env_or_start()
+    )
+    tts_server = WyomingTTS(Timeline(), streaming=True)
+    tools = DemoToolServer()
+    proxy = RecordingProxy(target=server.url)
+    try:
+        await tts_server.start()
+        await tools.start()
+        await proxy.start()
+        log(f"model server {server.url}, through the proxy {proxy.base_url}")
+        async with home_assistant() as hass:
+            ours = await setup_ours(
+                hass, proxy.base_url, tool_definitions(tools.url), model=args.model
+            )
+            for component in (PIPELINE_DOMAIN, "media_source"):
+                assert await async_setup_component(hass, component, {})
+            tts_entry = await add_wyoming_service(hass, tts_server.port)
+            tts_id = entity_of(hass, "tts", f"{tts_entry.entry_id}-tts")
+            pipelines = {"ours": await make_pipeline(hass, ours, tts_id)}
+            pipelines["ours-before"] = pipelines["ours"]
+            if "core" in args.agents:
+                core = await setup_llama_cpp(hass, proxy.base_url, model=args.model)
+                pipelines["core"] = await make_pipeline(hass, core, tts_id)
+            if args.concurrent:
+                await concurrent(hass, pipelines["ours"], args.concurrent)
+                return
+            turns: list[Turn] = []
+            for agent in args.agents:
+                if agent == "ours-before":
+                    with clock_in_system_prompt():
+                        turns += await run_agent(hass, pipelines[agent], agent, proxy)
+                else:
+                    turns += await run_agent(hass, pipelines[agent], agent, proxy)
+            report(turns, await floors_of(turns, args.agents, server.url))
+            if args.dump:
+                dump(turns, Path(args.dump))
+    finally:
+        await proxy.stop()
+        await tools.stop()
+        await tts_server.stop()
+        server.stop()
+
+
+def parse_args() -> argparse.Namespace:
+    """Command line."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--base-url", help="an OpenAI-compatible /v1 URL")
+    parser.add_argument("--model", default="qwen2.5-coder-0.5b")
+    parser.add_argument(
+        "--agents",
+        type=lambda text: text.split(","),
+        default=["ours-before", "ours", "core"],
+    )
+    parser.add_argument("--concurrent", type=int, default=0)
+    parser.add_argument("--dump", help="write every turn as JSON here")
+    return parser.parse_args()
+
+
+if __name__ == "__main__":
+    asyncio.run(main(parse_args()))
