@@ -10,7 +10,7 @@ from homeassistant.helpers.typing import ConfigType
 from .availability import ServerAvailability
 from .client import ServerCheckError, async_connect, async_list_models
 from .const import CONF_BASE_URL, CONF_TOOLS_ENABLED, DOMAIN, TOOLS_ENABLED_AUTO
-from .errors import setup_error
+from .errors import raise_setup_error
 from .http import HttpToolsView
 from .llm_api import HttpToolsAPI
 from .redact import display_url
@@ -40,7 +40,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) ->
         client = await async_connect(hass, entry.data)
         await async_list_models(client)
     except ServerCheckError as err:
-        raise setup_error(err.reason, display_url(entry.data[CONF_BASE_URL])) from err
+        raise_setup_error(err.reason, display_url(entry.data[CONF_BASE_URL]))
 
     configured = await async_load_configured_tools(hass, entry.entry_id, entry.options)
     availability = ServerAvailability(hass, client, entry.title)

@@ -3,7 +3,7 @@
 During a turn the error is spoken; its class tells the agent what it means
 for the server: gone (`ServerUnavailableError`: the agents show unavailable)
 or refusing the key (`ServerAuthError`: re-authentication starts). At setup,
-`setup_error` gives the entry's state and the reason shown with it.
+`raise_setup_error` gives the entry's state and the reason shown with it.
 """
 
 from __future__ import annotations
@@ -12,6 +12,7 @@ from collections.abc import Generator
 from contextlib import contextmanager
 import json
 import logging
+from typing import NoReturn
 
 from homeassistant.exceptions import (
     ConfigEntryAuthFailed,
@@ -76,8 +77,8 @@ def _error(
     )
 
 
-def setup_error(reason: str, url: str) -> HomeAssistantError:
-    """Return what setting up an entry raises when its server check fails.
+def raise_setup_error(reason: str, url: str) -> NoReturn:
+    """Raise what setting up an entry raises when its server check fails.
 
     `reason` is a `ServerCheckError` reason. A refused key starts
     re-authentication; a URL that can never work is a permanent error;
@@ -85,14 +86,24 @@ def setup_error(reason: str, url: str) -> HomeAssistantError:
     """
     placeholders = {"url": url}
     if reason == "invalid_auth":
-        return _error("setup_invalid_auth", ConfigEntryAuthFailed, **placeholders)
-    if reason == "invalid_url":
-        return _error("setup_invalid_url", ConfigEntryError, **placeholders)
-    if reason == "not_openai_compatible":
-        return _error(
-            "setup_not_openai_compatible", ConfigEntryNotReady, **placeholders
+        raise ConfigEntryAuthFailed(
+            translation_domain=DOMAIN,
+            translation_key="setup_invalid_auth",
+            translation_placeholders=placeholders,
         )
-    return _error("setup_cannot_connect", ConfigEntryNotReady, **placeholders)
+    if reason == "invalid_url":
+        raise ConfigEntryError(
+            translation_domain=DOMAIN,
+            translation_key="setup_invalid_url",
+            translation_placeholders=placeholders,
+        )
+    raise ConfigEntryNotReady(
+        translation_domain=DOMAIN,
+        translation_key="setup_not_openai_compatible"
+        if reason == "not_openai_compatible"
+        else "setup_cannot_connect",
+        translation_placeholders=placeholders,
+    )
 
 
 @contextmanager
