@@ -12,7 +12,12 @@ from typing import Any
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import entity_registry as er, issue_registry as ir, llm
+from homeassistant.helpers import (
+    device_registry as dr,
+    entity_registry as er,
+    issue_registry as ir,
+    llm,
+)
 from homeassistant.util import dt as dt_util
 import pytest
 from pytest_homeassistant_custom_component.common import (
@@ -382,3 +387,22 @@ class TestToolsFile:
         assert registry.async_get(AGENT_ID) is None
         assert hass.states.get(AGENT_ID) is None
         assert API_ID not in api_ids(hass)
+
+
+async def test_removing_an_agent_removes_its_device(
+    hass: HomeAssistant, setup_integration: MockConfigEntry
+) -> None:
+    """An agent's device lives exactly as long as its subentry: nothing stale
+    is left when the agent is removed."""
+    entry = setup_integration
+    (subentry_id,) = entry.subentries
+    devices = dr.async_get(hass)
+    identifier = (DOMAIN, subentry_id)
+    assert devices.async_get_device_by_identifier(identifier, entry.entry_id)
+
+    assert hass.config_entries.async_remove_subentry(entry, subentry_id)
+    await hass.async_block_till_done()
+
+    assert devices.async_get_device_by_identifier(identifier, entry.entry_id) is None
+    assert er.async_get(hass).async_get(AGENT_ID) is None
+    assert entry_state(entry) is ConfigEntryState.LOADED
