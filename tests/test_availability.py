@@ -16,9 +16,10 @@ from pytest_homeassistant_custom_component.common import (
     async_fire_time_changed,
 )
 
+from custom_components.http_tools_agent import client
 from custom_components.http_tools_agent.availability import RECHECK_INTERVAL
 
-from .kit import AGENT_ID, converse, speech
+from .kit import AGENT_ID, converse, load_integration, speech
 from .servers import FakeLLMServer, error, text_stream
 
 LOGGER_NAME = "custom_components.http_tools_agent"
@@ -158,3 +159,24 @@ async def test_unloading_stops_the_checks(
 
     assert llm_server.model_list_requests == checks
     assert lines(logs, logging.INFO) == []
+
+
+async def test_server_that_stops_answering_counts_as_unavailable(
+    hass: HomeAssistant,
+    monkeypatch: pytest.MonkeyPatch,
+    config_entry: MockConfigEntry,
+    llm_server: FakeLLMServer,
+) -> None:
+    """A server that accepts the request but never answers: the user hears
+    it took too long (after the client's timeout), the agent is unavailable."""
+    monkeypatch.setattr(client, "LLM_REQUEST_TIMEOUT", 0.2)
+    await load_integration(hass)
+    # The SDK tries twice.
+    llm_server.add(*[text_stream("Too late.")] * 2)
+    for reply in llm_server.replies:
+        reply.delay = 1.0
+
+    result = await converse(hass, "Hello")
+
+    assert speech(result) == "The language model server took too long to answer."
+    assert agent_state(hass) == "unavailable"
