@@ -10,6 +10,7 @@ import ast
 import json
 import re
 
+from homeassistant import const as ha_const
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv
 from homeassistant.util.yaml import load_yaml_dict
@@ -62,6 +63,38 @@ def test_every_field_of_every_step_has_a_description() -> None:
                 described = set(part.get("data_description", {}))
                 assert described <= data, f"{name}.{step_id}: {described - data}"
                 assert data <= described, f"{name}.{step_id}: {data - described}"
+
+
+def test_every_form_field_in_the_code_has_a_label() -> None:
+    """Every field a flow module puts in a form schema is a labelled (and so,
+    above, described) field of some step in the strings."""
+    source = Source()
+    labelled = {
+        field
+        for flow in flows(STRINGS).values()
+        for step in flow.get("step", {}).values()
+        for part in [step, *step.get("sections", {}).values()]
+        for field in part.get("data", {})
+    }
+    fields: set[str] = set()
+    for path, tree in source.trees.items():
+        if not path.name.endswith("_flow.py"):
+            continue
+        for call in ast.walk(tree):
+            if (
+                isinstance(call, ast.Call)
+                and call_name(call) in ("Required", "Optional")
+                and call.args
+            ):
+                arg = call.args[0]
+                name = source.text(arg)
+                if name is None and isinstance(arg, ast.Name):
+                    # Home Assistant's own constants (CONF_API_KEY...).
+                    name = getattr(ha_const, arg.id, None)
+                assert isinstance(name, str), ast.unparse(call)
+                fields.add(name)
+    assert fields
+    assert fields <= labelled, sorted(fields - labelled)
 
 
 def test_translation_keys_are_valid() -> None:
