@@ -6,7 +6,8 @@ browser test drive Home Assistant the way a user does.
   HTTP tools), `load_integration`, `add_agent`;
 - turns: `converse`, `speech`; in an Assist pipeline: `chat_log_deltas`,
   `assert_rome_weather_ran`;
-- tools: `weather_tool`, `call_service`, `tool_names`, `llm_context`.
+- tools: `weather_tool`, `call_service`, `tool_names`, `llm_context`;
+- `entry_state` (an entry's state, read afresh each time).
 
 The loopback servers are in `tests/servers.py`, the markup checks in
 `tests/markup.py` (no Home Assistant there: the engine tests use it).
@@ -21,7 +22,7 @@ from typing import Any
 from homeassistant.auth.models import User
 from homeassistant.components import conversation
 from homeassistant.components.assist_pipeline import PipelineEvent, PipelineEventType
-from homeassistant.config_entries import ConfigSubentryData
+from homeassistant.config_entries import ConfigEntryState, ConfigSubentryData
 from homeassistant.const import CONF_LLM_HASS_API
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import entity_registry as er, llm
@@ -230,3 +231,10 @@ def llm_context() -> llm.LLMContext:
         assistant="conversation",
         device_id=None,
     )
+
+
+def entry_state(entry: MockConfigEntry) -> ConfigEntryState:
+    """The entry's state now (a call, so type checkers do not carry an
+    earlier assertion about it over to the next)."""
+    state: ConfigEntryState = entry.state
+    return state

@@ -218,6 +218,8 @@ class FakeLLMServer(LoopbackServer):
     requests: list[dict[str, Any]] = field(default_factory=list)
     models_status: int = 200
     models_body: bytes | None = None
+    # How many times `GET /v1/models` was asked (server checks).
+    model_list_requests: int = 0
 
     @property
     def base_url(self) -> str:
@@ -237,6 +239,7 @@ class FakeLLMServer(LoopbackServer):
         return request.headers.get("Authorization") == f"Bearer {self.api_key}"
 
     async def _models(self, request: web.Request) -> web.StreamResponse:
+        self.model_list_requests += 1
         if not self._authorized(request):
             return web.json_response(
                 {"error": {"message": "Invalid API key", "type": "auth"}}, status=401

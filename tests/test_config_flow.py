@@ -23,7 +23,13 @@ from custom_components.http_tools_agent.const import (
 from custom_components.http_tools_agent.llm_api import api_id_for
 from dev.loopback import free_port
 
-from .kit import API_ID, ENTRY_UNIQUE_ID
+from .kit import (
+    API_ID,
+    ENTRY_UNIQUE_ID,
+    entry_state,
+    load_integration,
+    server_entry,
+)
 from .servers import FakeLLMServer
 
 
@@ -244,3 +250,44 @@ async def test_title_never_shows_url_credentials(
     assert result["title"] == llm_server.base_url
     assert "s3cret" not in result["title"]
     assert result["data"][CONF_BASE_URL] == url
+
+
+async def test_reconfigure_loads_an_entry_whose_server_was_wrong(
+    hass: HomeAssistant, socket_enabled: None, llm_server: FakeLLMServer
+) -> None:
+    """An entry retrying against a wrong URL loads as soon as the URL is fixed,
+    without waiting for its next retry."""
+    entry = server_entry(f"http://127.0.0.1:{free_port()}/v1")
+    entry.add_to_hass(hass)
+    await load_integration(hass)
+    assert entry.state is config_entries.ConfigEntryState.SETUP_RETRY
+
+    result = await entry.start_reconfigure_flow(hass)
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: llm_server.base_url}
+    )
+    await hass.async_block_till_done()
+
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "reconfigure_successful"
+    assert entry_state(entry) is config_entries.ConfigEntryState.LOADED
+    assert entry.title == llm_server.base_url
+
+
+async def test_add_agent_when_the_model_list_fails(
+    hass: HomeAssistant, setup_integration: MockConfigEntry, llm_server: FakeLLMServer
+) -> None:
+    """The server stops listing its models: the agent form still opens, with
+    the model in use offered and any other name typed by hand."""
+    llm_server.models_status, llm_server.models_body = 404, b"<html>gone</html>"
+
+    result = await hass.config_entries.subentries.async_init(
+        (setup_integration.entry_id, SUBENTRY_CONVERSATION),
+        context={"source": config_entries.SOURCE_USER},
+    )
+
+    assert result["type"] is FlowResultType.FORM
+    assert result["data_schema"] is not None
+    schema = result["data_schema"].schema
+    model_selector = next(v for k, v in schema.items() if k == CONF_MODEL)
+    assert model_selector.config["options"] == ["local-model"]

@@ -4,6 +4,7 @@ the tools file read at setup and at every reload, its problems in Repairs
 
 from __future__ import annotations
 
+from datetime import timedelta
 import json
 from pathlib import Path
 from typing import Any
@@ -11,9 +12,18 @@ from typing import Any
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigEntryState
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import entity_registry as er, issue_registry as ir, llm
+from homeassistant.helpers import (
+    device_registry as dr,
+    entity_registry as er,
+    issue_registry as ir,
+    llm,
+)
+from homeassistant.util import dt as dt_util
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
+from pytest_homeassistant_custom_component.common import (
+    MockConfigEntry,
+    async_fire_time_changed,
+)
 
 from custom_components.http_tools_agent.const import (
     CONF_TOOLS,
@@ -28,8 +38,10 @@ from .kit import (
     API_ID,
     call_service,
     converse,
+    entry_state,
     llm_context,
     load_integration,
+    server_entry,
     speech,
     tool_names,
 )
@@ -94,22 +106,97 @@ async def test_setup_offers_the_agent_and_its_tools(
     assert response["source"] == "options"
 
 
-async def test_setup_does_not_wait_for_the_server(
+async def test_setup_waits_for_the_server_and_recovers_without_a_restart(
     hass: HomeAssistant, config_entry: MockConfigEntry, llm_server: FakeLLMServer
 ) -> None:
-    """A local server that starts after Home Assistant: the entry loads, the
-    agent says it cannot reach the server, and works once it is up."""
+    """Test before setup: a server that is down (local servers often start
+    after Home Assistant) leaves the entry retrying with the reason on its
+    card; once the server answers, the next retry loads it and the agent
+    answers, with no restart.
+
+    (Until issue 13 the entry loaded without checking the server and each
+    turn said it could not be reached: the entry looked healthy.)
+    """
     await llm_server.stop()
 
     await load_integration(hass)
 
-    assert config_entry.state is ConfigEntryState.LOADED
-    assert speech(await converse(hass, "Hello")).startswith(
-        "I can't reach the language model server"
+    assert config_entry.state is ConfigEntryState.SETUP_RETRY
+    assert config_entry.reason == (
+        f"The language model server at {llm_server.base_url} cannot be reached. "
+        "Home Assistant tries again until it answers; start the server, or fix "
+        "the URL with Reconfigure"  # Home Assistant drops the final period
     )
-    await llm_server.start()
+    assert conversation.async_get_agent_info(hass, AGENT_ID) is None
+
+    # Still down at the first retry: still retrying, nothing else happens.
+    async_fire_time_changed(hass, dt_util.utcnow() + timedelta(seconds=10))
+    await hass.async_block_till_done(wait_background_tasks=True)
+    assert entry_state(config_entry) is ConfigEntryState.SETUP_RETRY
+
+    await llm_server.start()  # the same port
+    async_fire_time_changed(hass, dt_util.utcnow() + timedelta(minutes=2))
+    await hass.async_block_till_done(wait_background_tasks=True)
+
+    assert entry_state(config_entry) is ConfigEntryState.LOADED
+    assert config_entry.reason is None
     llm_server.add(text_stream("Hi, I am here."))
     assert speech(await converse(hass, "Hello")) == "Hi, I am here."
+
+
+@pytest.mark.parametrize(
+    ("status", "body", "state", "reason"),
+    [
+        (
+            404,
+            b"<html>Not Found</html>",
+            ConfigEntryState.SETUP_RETRY,
+            "The server at {url} does not answer as an OpenAI-compatible API "
+            "(`GET /models` failed). Home Assistant tries again; check that the "
+            "URL ends in `/v1` (Reconfigure)",
+        ),
+        (
+            503,
+            b'{"error": {"message": "Loading model", "code": 503}}',
+            ConfigEntryState.SETUP_RETRY,
+            "The language model server at {url} cannot be reached. Home Assistant "
+            "tries again until it answers; start the server, or fix the URL with "
+            "Reconfigure",
+        ),
+    ],
+    ids=["not-an-openai-api", "loading-the-model"],
+)
+async def test_setup_says_why_the_server_cannot_be_used(
+    hass: HomeAssistant,
+    config_entry: MockConfigEntry,
+    llm_server: FakeLLMServer,
+    status: int,
+    body: bytes,
+    state: ConfigEntryState,
+    reason: str,
+) -> None:
+    """The entry's card tells what the server check found."""
+    llm_server.models_status, llm_server.models_body = status, body
+
+    await load_integration(hass)
+
+    assert config_entry.state is state
+    assert config_entry.reason == reason.format(url=llm_server.base_url)
+
+
+async def test_setup_with_an_unusable_url_is_a_permanent_error(
+    hass: HomeAssistant, socket_enabled: None
+) -> None:
+    """A URL that can never work (storage edited by hand) is not retried."""
+    entry = server_entry("ftp://127.0.0.1/v1")
+    entry.add_to_hass(hass)
+
+    await load_integration(hass)
+
+    assert entry.state is ConfigEntryState.SETUP_ERROR
+    assert entry.reason == (
+        "The server URL ftp://127.0.0.1/v1 is not valid; fix it with Reconfigure"
+    )
 
 
 async def test_unload_takes_agent_and_tools_away_until_set_up_again(
@@ -300,3 +387,22 @@ class TestToolsFile:
         assert registry.async_get(AGENT_ID) is None
         assert hass.states.get(AGENT_ID) is None
         assert API_ID not in api_ids(hass)
+
+
+async def test_removing_an_agent_removes_its_device(
+    hass: HomeAssistant, setup_integration: MockConfigEntry
+) -> None:
+    """An agent's device lives exactly as long as its subentry: nothing stale
+    is left when the agent is removed."""
+    entry = setup_integration
+    (subentry_id,) = entry.subentries
+    devices = dr.async_get(hass)
+    identifier = (DOMAIN, subentry_id)
+    assert devices.async_get_device_by_identifier(identifier, entry.entry_id)
+
+    assert hass.config_entries.async_remove_subentry(entry, subentry_id)
+    await hass.async_block_till_done()
+
+    assert devices.async_get_device_by_identifier(identifier, entry.entry_id) is None
+    assert er.async_get(hass).async_get(AGENT_ID) is None
+    assert entry_state(entry) is ConfigEntryState.LOADED

@@ -7,10 +7,13 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv, issue_registry as ir, llm
 from homeassistant.helpers.typing import ConfigType
 
-from .client import async_create_client
-from .const import CONF_TOOLS_ENABLED, DOMAIN, TOOLS_ENABLED_AUTO
+from .availability import ServerAvailability
+from .client import ServerCheckError, async_connect, async_list_models
+from .const import CONF_BASE_URL, CONF_TOOLS_ENABLED, DOMAIN, TOOLS_ENABLED_AUTO
+from .errors import raise_setup_error
 from .http import HttpToolsView
 from .llm_api import HttpToolsAPI
+from .redact import display_url
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime, ToolSettings
 from .services import async_setup_services
 from .tools import EntryTools, async_load_configured_tools, tools_file_issue_id
@@ -27,18 +30,28 @@ async def async_setup(hass: HomeAssistant, config: ConfigType) -> bool:
 
 
 async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> bool:
-    """Set up an entry: client, tools, LLM API and agents.
+    """Set up an entry: check its server, then tools, LLM API and agents.
 
-    The LLM server need not be up: local servers often start after Home
-    Assistant, and each turn reports a server that cannot be reached.
+    A server that cannot be reached (local servers often start after Home
+    Assistant) leaves the entry retrying, with the reason on its card, until
+    it answers; a refused key starts re-authentication.
     """
+    try:
+        client = await async_connect(hass, entry.data)
+        await async_list_models(client)
+    except ServerCheckError as err:
+        raise_setup_error(err.reason, display_url(entry.data[CONF_BASE_URL]))
+
     configured = await async_load_configured_tools(hass, entry.entry_id, entry.options)
+    availability = ServerAvailability(hass, client, entry.title)
+    entry.async_on_unload(availability.async_stop)
     entry.runtime_data = HttpToolsRuntime(
-        client=await async_create_client(hass, entry.data),
+        client=client,
         tools=EntryTools(
             configured, entry.options.get(CONF_TOOLS_ENABLED, TOOLS_ENABLED_AUTO)
         ),
         settings=ToolSettings.from_options(entry.options),
+        availability=availability,
     )
     entry.async_on_unload(
         llm.async_register_api(hass, HttpToolsAPI.for_entry(hass, entry))

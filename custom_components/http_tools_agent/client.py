@@ -17,6 +17,7 @@ from openai.types.chat.completion_create_params import CompletionCreateParamsBas
 from yarl import URL
 
 from .const import CONF_BASE_URL, PLACEHOLDER_API_KEY, SERVER_CHECK_TIMEOUT
+from .errors import UNAVAILABLE_STATUSES
 
 # A local model on a CPU can take a while; a voice user should not wait for
 # ten minutes (the SDK default) before hearing an error.
@@ -66,16 +67,24 @@ async def async_list_models(client: openai.AsyncOpenAI) -> list[str]:
         raise ServerCheckError("invalid_auth") from err
     except openai.APIConnectionError as err:
         raise ServerCheckError("cannot_connect") from err
-    except (openai.APIStatusError, openai.APIResponseValidationError) as err:
+    except openai.APIStatusError as err:
+        if err.status_code in UNAVAILABLE_STATUSES:
+            # Up, but not ready (llama.cpp loading its model) or behind a
+            # gateway whose backend is down.
+            raise ServerCheckError("cannot_connect") from err
         # 404 and friends: something answers, but not the OpenAI API.
+        raise ServerCheckError("not_openai_compatible") from err
+    except openai.APIResponseValidationError as err:
         raise ServerCheckError("not_openai_compatible") from err
     except (ValueError, TypeError, AttributeError, httpx.HTTPError) as err:
         raise ServerCheckError("not_openai_compatible") from err
     return [m for m in models if isinstance(m, str)]
 
 
-async def async_check_server(hass: HomeAssistant, data: Mapping[str, Any]) -> list[str]:
-    """Connect with entry data and list the models."""
+async def async_connect(
+    hass: HomeAssistant, data: Mapping[str, Any]
+) -> openai.AsyncOpenAI:
+    """Return the client for entry data; ServerCheckError when its URL is unusable."""
     try:
         url = URL(data[CONF_BASE_URL])
         valid = url.scheme in ("http", "https") and bool(url.host)
@@ -84,11 +93,15 @@ async def async_check_server(hass: HomeAssistant, data: Mapping[str, Any]) -> li
     if not valid:
         raise ServerCheckError("invalid_url")
     try:
-        client = await async_create_client(hass, data)
+        return await async_create_client(hass, data)
     except (ValueError, httpx.InvalidURL, httpx2.InvalidURL) as err:
         # What yarl accepts, the SDK's URL parser may still refuse.
         raise ServerCheckError("invalid_url") from err
-    return await async_list_models(client)
+
+
+async def async_check_server(hass: HomeAssistant, data: Mapping[str, Any]) -> list[str]:
+    """Connect with entry data and list the models."""
+    return await async_list_models(await async_connect(hass, data))
 
 
 async def _server_sent_data(lines: AsyncIterator[str]) -> AsyncGenerator[str]:

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any, override
 
 from homeassistant.config_entries import (
@@ -150,8 +151,7 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
             except ServerCheckError as err:
                 errors["base"] = err.reason
             else:
-                # The update listener reloads the entry.
-                return self.async_update_and_abort(
+                return self._async_update_and_reload(
                     entry, data=data, title=display_url(data[CONF_BASE_URL])
                 )
         current = {CONF_BASE_URL: entry.data[CONF_BASE_URL]}
@@ -162,6 +162,52 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
             ),
             errors=errors,
         )
+
+    async def async_step_reauth(
+        self, entry_data: Mapping[str, Any]
+    ) -> ConfigFlowResult:
+        """The server refused the key, at setup or during a turn."""
+        return await self.async_step_reauth_confirm()
+
+    async def async_step_reauth_confirm(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Ask for the key, check it against the server, then reload."""
+        entry = self._get_reauth_entry()
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            data = {**entry.data, CONF_API_KEY: str(user_input[CONF_API_KEY]).strip()}
+            try:
+                await async_check_server(self.hass, data)
+            except ServerCheckError as err:
+                errors["base"] = err.reason
+            else:
+                return self._async_update_and_reload(entry, data=data)
+        return self.async_show_form(
+            step_id="reauth_confirm",
+            data_schema=probatio.Schema(
+                {
+                    probatio.Required(CONF_API_KEY): TextSelector(
+                        TextSelectorConfig(type=TextSelectorType.PASSWORD)
+                    )
+                }
+            ),
+            errors=errors,
+            description_placeholders={"url": display_url(entry.data[CONF_BASE_URL])},
+        )
+
+    def _async_update_and_reload(
+        self, entry: ConfigEntry, **changes: Any
+    ) -> ConfigFlowResult:
+        """Store the changes and reload the entry once.
+
+        A loaded entry reloads through its update listener; one that did not
+        load (server down, key refused) has none and is reloaded here, so a
+        fixed URL or key takes effect at once.
+        """
+        if entry.update_listeners:
+            return self.async_update_and_abort(entry, **changes)
+        return self.async_update_reload_and_abort(entry, **changes)
 
     @staticmethod
     @callback

@@ -5,18 +5,26 @@ from __future__ import annotations
 from typing import Literal, override
 
 from homeassistant.components import conversation
-from homeassistant.config_entries import ConfigSubentry
+from homeassistant.config_entries import (
+    SOURCE_REAUTH,
+    SOURCE_RECONFIGURE,
+    ConfigSubentry,
+)
 from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT, MATCH_ALL
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import intent, llm
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
-from .const import DOMAIN, SUBENTRY_CONVERSATION
+from .const import DOMAIN, LOGGER, SUBENTRY_CONVERSATION
 from .entity import HttpToolsAgentEntity
-from .runtime import HttpToolsConfigEntry
+from .errors import ServerAuthError, ServerUnavailableError
+from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
 from .speech import async_spoken_error
 from .stable_prompt import async_note, split_prompt_template
+
+# Turns run concurrently: each is its own request to the server.
+PARALLEL_UPDATES = 0
 
 
 async def async_setup_entry(
@@ -83,13 +91,15 @@ class HttpToolsConversationEntity(
         if isinstance(asked := chat_log.content[-1], conversation.UserContent):
             self.notes.remember(asked, note)
 
+        runtime = self.entry.runtime_data
         try:
             await self._async_handle_chat_log(chat_log, user_input.language)
         except HomeAssistantError as err:
             # A server failure is spoken in the user's language; the next
             # turn starts clean.
             message = await async_spoken_error(self.hass, user_input.language, err)
-            self.entry.runtime_data.record_error("llm", message)
+            runtime.record_error("llm", message)
+            self._async_server_failed(runtime, err, message)
             response = intent.IntentResponse(language=user_input.language)
             response.async_set_error(intent.IntentResponseErrorCode.UNKNOWN, message)
             return conversation.ConversationResult(
@@ -98,4 +108,28 @@ class HttpToolsConversationEntity(
                 continue_conversation=False,
             )
 
+        runtime.availability.async_mark_available()
         return conversation.async_get_result_from_chat_log(user_input, chat_log)
+
+    def _async_server_failed(
+        self, runtime: HttpToolsRuntime, err: HomeAssistantError, message: str
+    ) -> None:
+        """Tell the entry what a failed turn says about its server."""
+        availability = runtime.availability
+        if isinstance(err, ServerUnavailableError):
+            availability.async_mark_unavailable(message)
+            return
+        # Anything else came from a server that answered.
+        availability.async_mark_available()
+        if isinstance(err, ServerAuthError) and not any(
+            # Home Assistant starts no reauth while one of these runs.
+            self.entry.async_get_active_flows(
+                self.hass, {SOURCE_REAUTH, SOURCE_RECONFIGURE}
+            )
+        ):
+            LOGGER.warning(
+                "The language model server of %s refused the API key; "
+                "asking for a new one (re-authentication)",
+                self.entry.title,
+            )
+            self.entry.async_start_reauth(self.hass)

@@ -12,7 +12,7 @@ from __future__ import annotations
 
 from collections.abc import AsyncGenerator, Mapping
 from dataclasses import dataclass, field
-from typing import Any, Literal
+from typing import Any, Literal, override
 
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentry
@@ -168,6 +168,22 @@ class HttpToolsAgentEntity(Entity):
             manufacturer="OpenAI-compatible server",
             model=subentry.data.get(CONF_MODEL, DEFAULT_MODEL),
             entry_type=dr.DeviceEntryType.SERVICE,
+        )
+
+    @property
+    @override
+    def available(self) -> bool:
+        """Unavailable while the server cannot be reached (turns still run)."""
+        return self.entry.runtime_data.availability.available
+
+    @override
+    async def async_added_to_hass(self) -> None:
+        """Follow the server's availability."""
+        await super().async_added_to_hass()
+        self.async_on_remove(
+            self.entry.runtime_data.availability.async_add_listener(
+                self.async_write_ha_state
+            )
         )
 
     async def _async_handle_chat_log(

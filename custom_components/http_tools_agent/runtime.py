@@ -12,6 +12,7 @@ from homeassistant.config_entries import ConfigEntry
 from homeassistant.util import dt as dt_util
 import openai
 
+from .availability import ServerAvailability
 from .const import (
     CONF_MAX_TOOL_ITERATIONS,
     CONF_TOOL_RESULT_MAX_CHARS,
@@ -67,6 +68,7 @@ class HttpToolsRuntime:
     client: openai.AsyncOpenAI
     tools: EntryTools
     settings: ToolSettings
+    availability: ServerAvailability
     recent_errors: deque[RecentError] = field(
         default_factory=lambda: deque(maxlen=MAX_RECENT_ERRORS)
     )
