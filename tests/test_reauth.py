@@ -16,7 +16,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.http_tools_agent.const import CONF_BASE_URL, DOMAIN
 
-from .kit import converse, entry_state, load_integration, speech
+from .kit import converse, entry_state, load_integration, question, speech
 from .servers import FakeLLMServer, text_stream
 
 REFUSED = "The language model server refused the API key."
@@ -73,7 +73,7 @@ async def test_key_refused_at_setup_asks_for_a_new_one(
     assert entry_state(config_entry) is ConfigEntryState.LOADED
     llm_server.add(text_stream("Hello with a key."))
     assert speech(await converse(hass, "Hello")) == "Hello with a key."
-    assert llm_server.requests[-1]["messages"][-1]["content"] == "Hello"
+    assert question(llm_server.requests[-1]["messages"][-1]) == "Hello"
 
 
 async def test_reauth_form_says_when_the_server_is_gone(
