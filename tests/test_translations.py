@@ -82,4 +82,8 @@ def test_code_keys_have_strings() -> None:
     for key in re.findall(r'ToolsFileError\(\s*"([a-z_]+)"', code):
         assert key in english["options"]["error"], key
     for key in re.findall(r'translation_key="([a-z_]+)"', code):
-        assert key in english["exceptions"] or key in english["issues"], key
+        assert (
+            key in english["exceptions"]
+            or key in english["issues"]
+            or key in english["selector"]
+        ), key

@@ -14,6 +14,7 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 
 from .const import DOMAIN, SUBENTRY_CONVERSATION
 from .entity import HttpToolsAgentEntity
+from .llm_api import current_agent
 from .runtime import HttpToolsConfigEntry
 from .speech import async_spoken_error
 
@@ -62,6 +63,19 @@ class HttpToolsConversationEntity(
         chat_log: conversation.ChatLog,
     ) -> conversation.ConversationResult:
         """Answer one user turn."""
+        # The HTTP tools API reads it to offer this agent's tools, the tool
+        # event to name the agent.
+        token = current_agent.set(self.agent_scope())
+        try:
+            return await self._async_answer(user_input, chat_log)
+        finally:
+            current_agent.reset(token)
+
+    async def _async_answer(
+        self,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+    ) -> conversation.ConversationResult:
         options = self.subentry.data
         try:
             await chat_log.async_provide_llm_data(
