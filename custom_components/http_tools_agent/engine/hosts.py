@@ -56,23 +56,22 @@ class HostPolicy:
             entry = raw.strip()
             if not entry:
                 continue
+            invalid = ValueError(
+                f"'{entry}' is not a host name, '*.name', an IP address or "
+                "a CIDR network (no scheme, port or path)"
+            )
             if "/" in entry or _ip(entry) is not None:
                 try:
                     networks.append(
                         ipaddress.ip_network(entry.strip("[]"), strict=False)
                     )
                 except ValueError:
-                    raise ValueError(
-                        f"'{entry}' is not an IP address or network"
-                    ) from None
+                    raise invalid from None
                 continue
             wildcard = entry.startswith("*.")
             name = _normalise_name(entry.removeprefix("*."))
             if ":" in name or not _NAME_RE.fullmatch(name):
-                raise ValueError(
-                    f"'{entry}' is not a host name, '*.name', an IP address or "
-                    "a CIDR network (no scheme, port or path)"
-                )
+                raise invalid
             if wildcard:
                 suffixes.append("." + name)
             else:
