@@ -7,6 +7,7 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import issue_registry as ir
+import probatio
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -350,3 +351,19 @@ async def test_allowed_hosts_in_settings(
     )
     assert result["type"] is FlowResultType.CREATE_ENTRY
     assert config_entry.options["allowed_hosts"] == ["127.0.0.1", "*.lan", "10.0.0.0/8"]
+
+
+async def test_delete_needs_a_choice(
+    hass: HomeAssistant, config_entry: MockConfigEntry
+) -> None:
+    """Nothing is ticked at first; submitting nothing deletes nothing."""
+    result = await open_step(hass, config_entry, "delete_tool")
+    field = next(k for k in result["data_schema"].schema if str(k) == "tools_to_delete")
+    # Optional: the frontend ticks the first option of a required list.
+    assert isinstance(field, probatio.Optional)
+    result = await submit(hass, result, {})
+    assert result["errors"] == {"tools_to_delete": "no_tool_selected"}
+    assert [t["name"] for t in config_entry.options["tools"]] == [
+        "get_weather",
+        "send_webhook",
+    ]

@@ -17,7 +17,13 @@ from homeassistant.const import CONF_API_KEY
 from homeassistant.core import HomeAssistant
 
 from .agent_tools import chosen_tools, missing_tools
-from .const import CONF_BASE_URL, CONF_SECRETS, CONF_TOOLS, CONF_TOOLS_FILE
+from .const import (
+    CONF_ALLOWED_HOSTS,
+    CONF_BASE_URL,
+    CONF_SECRETS,
+    CONF_TOOLS,
+    CONF_TOOLS_FILE,
+)
 from .redact import redact_tools, redact_url
 from .runtime import HttpToolsConfigEntry
 from .tools import secrets_of
@@ -87,7 +93,7 @@ async def async_get_config_entry_diagnostics(
         "max_tool_iterations": settings.max_tool_iterations,
         "tool_timeout": settings.tool_timeout,
         "tool_result_max_chars": settings.tool_result_max_chars,
-        "allowed_hosts": options.get("allowed_hosts") or "any",
+        "allowed_hosts": options.get(CONF_ALLOWED_HOSTS) or "any",
     }
     result["recent_errors"] = [
         {"when": error.when.isoformat(), "kind": error.kind, "message": error.message}

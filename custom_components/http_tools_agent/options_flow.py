@@ -70,6 +70,15 @@ STEP_LOAD_EXAMPLE = "load_example"
 FIELD_TOOL = "tool"
 FIELD_DELETE = "tools_to_delete"
 NONE_SHOWN = "—"
+# Up to this many tools are picked from a list (radio buttons, check boxes),
+# more from a drop-down.
+MAX_LISTED = 8
+
+
+def _pick_mode(names: list[str]) -> SelectSelectorMode:
+    if len(names) <= MAX_LISTED:
+        return SelectSelectorMode.LIST
+    return SelectSelectorMode.DROPDOWN
 
 
 class HttpToolsOptionsFlow(OptionsFlow):
@@ -158,9 +167,7 @@ class HttpToolsOptionsFlow(OptionsFlow):
         schema = probatio.Schema(
             {
                 probatio.Required(FIELD_TOOL): SelectSelector(
-                    SelectSelectorConfig(
-                        options=names, mode=SelectSelectorMode.DROPDOWN
-                    )
+                    SelectSelectorConfig(options=names, mode=_pick_mode(names))
                 )
             }
         )
@@ -233,17 +240,26 @@ class HttpToolsOptionsFlow(OptionsFlow):
         """Delete tools; agents that chose them are told in Repairs."""
         stored = self._stored_tools()
         names = [str(t.get(F_NAME)) for t in stored]
-        if user_input is not None and (chosen := user_input.get(FIELD_DELETE)):
-            kept = [t for t in stored if t.get(F_NAME) not in set(chosen)]
-            return self._save(**{CONF_TOOLS: kept})
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            if chosen := user_input.get(FIELD_DELETE):
+                kept = [t for t in stored if t.get(F_NAME) not in set(chosen)]
+                return self._save(**{CONF_TOOLS: kept})
+            errors[FIELD_DELETE] = "no_tool_selected"
         schema = probatio.Schema(
             {
-                probatio.Required(FIELD_DELETE): SelectSelector(
-                    SelectSelectorConfig(options=names, multiple=True)
+                # Optional: the frontend would tick the first tool of a
+                # required list.
+                probatio.Optional(FIELD_DELETE): SelectSelector(
+                    SelectSelectorConfig(
+                        options=names, multiple=True, mode=_pick_mode(names)
+                    )
                 )
             }
         )
-        return self.async_show_form(step_id=STEP_DELETE_TOOL, data_schema=schema)
+        return self.async_show_form(
+            step_id=STEP_DELETE_TOOL, data_schema=schema, errors=errors
+        )
 
     # -- secrets ----------------------------------------------------------
 
