@@ -235,3 +235,33 @@ async def test_host_policy(
     else:
         assert result == "Error: host '127.0.0.1' is not allowed for tool 'get_weather'"
         assert tool_endpoint.requests == []
+
+
+async def test_run_tool_timeout_and_host_policy(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    tool_endpoint: ToolEndpoint,
+) -> None:
+    """The tool's timeout and the entry's allowed hosts apply to run_tool too."""
+    tool_endpoint.delay = 0.5
+    await call_service(
+        hass,
+        "set_tools",
+        {"tools": [{"name": "slow", "url": f"{tool_endpoint.url}/s", "timeout": 0.1}]},
+    )
+    response = await run(hass, "slow")
+    assert (response["ok"], response["result"]) == (
+        False,
+        "Error: tool request failed: timeout after 0.1 s",
+    )
+
+    hass.config_entries.async_update_entry(
+        setup_integration,
+        options={**setup_integration.options, "allowed_hosts": ["*.lan"]},
+    )
+    await hass.async_block_till_done()
+    response = await run(hass, "get_weather", city="Rome")
+    assert response["result"] == (
+        "Error: host '127.0.0.1' is not allowed for tool 'get_weather'"
+    )
+    assert [r.path for r in tool_endpoint.requests] == ["/s"]

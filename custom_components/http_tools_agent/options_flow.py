@@ -44,6 +44,7 @@ from .engine.definitions import ToolDefinitionError, check_secrets, parse_tools
 from .engine.hosts import HostPolicy
 from .options_settings import (
     read_example,
+    secret_users,
     secrets_schema,
     settings_schema,
     text_to_tools,
@@ -200,11 +201,10 @@ class HttpToolsOptionsFlow(OptionsFlow):
                 new = definition.as_dict()
                 if index is None:
                     stored.append(new)
-                else:
-                    old = str(stored[index].get(F_NAME))
-                    stored[index] = new
-                    self._follow_rename(old, definition.name)
-                return self._save(**{CONF_TOOLS: stored})
+                    return self._save(**{CONF_TOOLS: stored})
+                old = str(stored[index].get(F_NAME))
+                stored[index] = new
+                return self._save_renamed(stored, old, definition.name)
         else:
             placeholders |= form_errors(())[1]
         return self.async_show_form(
@@ -217,12 +217,20 @@ class HttpToolsOptionsFlow(OptionsFlow):
             description_placeholders=placeholders,
         )
 
-    def _follow_rename(self, old: str, new: str) -> None:
-        """Agents that chose a renamed tool keep it under its new name."""
-        if old == new:
-            return
+    def _save_renamed(
+        self, tools: list[dict[str, Any]], old: str, new: str
+    ) -> ConfigFlowResult:
+        """Save the tools; agents that chose a renamed tool keep it under its
+        new name.
+
+        Options and agents change in one go, with no await between them: each
+        change reloads the entry, and a reload must never see one without the
+        other. Finishing the flow then finds the options unchanged.
+        """
         entry = self.config_entry
-        for subentry in agents(entry):
+        options = {**entry.options, CONF_TOOLS: tools}
+        self.hass.config_entries.async_update_entry(entry, options=options)
+        for subentry in agents(entry) if old != new else []:
             names = chosen_tools(subentry.data)
             if old in names:
                 self.hass.config_entries.async_update_subentry(
@@ -233,6 +241,7 @@ class HttpToolsOptionsFlow(OptionsFlow):
                         CONF_AGENT_TOOLS: renamed_choice(names, old, new),
                     },
                 )
+        return self.async_create_entry(data=options)
 
     async def async_step_delete_tool(
         self, user_input: dict[str, Any] | None = None
@@ -291,18 +300,14 @@ class HttpToolsOptionsFlow(OptionsFlow):
 
     async def _async_secret_users(self) -> dict[str, list[str]]:
         """Secret name -> the tools (options and file) that reference it."""
-        users: dict[str, list[str]] = {}
         try:
             definitions = parse_tools(self._stored_tools())
         except ToolDefinitionError:
             definitions = []
         entry = self.config_entry
         if entry.state is ConfigEntryState.LOADED:
-            definitions += list(entry.runtime_data.tools.configured.file_tools)
-        for definition in definitions:
-            for name in definition.secret_names:
-                users.setdefault(name, []).append(definition.name)
-        return users
+            definitions += entry.runtime_data.tools.configured.file_tools
+        return secret_users(definitions)
 
     # -- settings and the JSON editor -------------------------------------
 

@@ -8,7 +8,7 @@ definitions, and never shown back; tools use it as `{secret:name}`.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 import json
 from pathlib import Path
 from typing import Any
@@ -40,7 +40,7 @@ from .const import (
     TOOLS_ENABLED_AUTO,
     TOOLS_ENABLED_CHOICES,
 )
-from .engine.definitions import parse_tools_json
+from .engine.definitions import ToolDefinition, parse_tools_json
 from .engine.fields import HEADER_CONTROL_RE, NAME_RE
 
 EXAMPLE_FILE = Path(__file__).parent / "tools.example.json"
@@ -166,3 +166,12 @@ def validate_secrets_form(
     if name:
         result[name] = value
     return result
+
+
+def secret_users(definitions: Iterable[ToolDefinition]) -> dict[str, list[str]]:
+    """Secret name -> the tools that reference it."""
+    users: dict[str, list[str]] = {}
+    for definition in definitions:
+        for name in sorted(definition.secret_names):
+            users.setdefault(name, []).append(definition.name)
+    return users
