@@ -229,3 +229,18 @@ async def test_tools_file_with_an_undefined_secret_is_a_repair_issue(
     )
     active = await call_service(hass, "get_tools")
     assert "hue_lights" not in [t["name"] for t in active["tools"]]
+    # Define the secret: after the reload the file is used and the issue gone.
+    hass.config_entries.async_update_entry(
+        config_entry,
+        options={
+            **config_entry.options,
+            "secrets": {"weather_key": SECRET, "hue_user": "hue-user-1"},
+        },
+    )
+    await hass.async_block_till_done()
+    assert (
+        issue_registry.async_get_issue(DOMAIN, f"tools_file_{config_entry.entry_id}")
+        is None
+    )
+    active = await call_service(hass, "get_tools")
+    assert "hue_lights" in [t["name"] for t in active["tools"]]
