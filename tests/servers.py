@@ -331,6 +331,13 @@ class ToolEndpoint(RecordingServer):
             return web.Response(text=f"{city}: ☀️ +14°C")
         if request.path == "/fail":
             return web.Response(status=500, text="backend exploded")
+        if request.path == "/echo":
+            # Like httpbin: the request's headers and query come back.
+            return web.json_response(
+                {"headers": dict(request.headers), "query": request.query_string}
+            )
+        if request.path == "/echo-error":
+            return web.Response(status=401, text=f"bad key: {request.query_string}")
         return web.json_response({"ok": True, "method": request.method})
 
     def routes(self, app: web.Application) -> None:

@@ -197,7 +197,8 @@ async def test_add_and_reconfigure_agent(
     new = next(
         s for s in entry.subentries.values() if s.data[CONF_MODEL] == "my-own-model"
     )
-    assert new.data == agent
+    # No tools chosen: the agent offers all of them.
+    assert new.data == {**agent, "http_tools": []}
 
     result = await entry.start_subentry_reconfigure_flow(hass, new.subentry_id)
     assert result["type"] is FlowResultType.FORM

@@ -135,6 +135,8 @@ async def test_diagnostics_redact_every_secret(
     assert options_tools[1]["headers"] == {"Authorization": "**REDACTED**"}
     assert diagnostics["tools"] == {
         "active": ["from_file", "get_weather", "broken"],
+        "disabled": [],
+        "secrets_used": [],
         "source": "options",
         "enabled": True,
         "enabled_mode": "auto",
@@ -147,6 +149,7 @@ async def test_diagnostics_redact_every_secret(
         "max_tool_iterations": 4,
         "tool_timeout": 15.0,
         "tool_result_max_chars": 2000,
+        "allowed_hosts": "any",
     }
     errors = diagnostics["recent_errors"]
     assert [e["kind"] for e in errors] == ["tool:broken"]

@@ -65,6 +65,7 @@ async def test_post_replaces_tools_then_get_reports_them(
         "ok": True,
         "count": 1,
         "source": "request",
+        "enabled": True,
         "tools": wttr_tool(),
     }
     assert await (await client.get(URL)).json() == body

@@ -39,7 +39,14 @@ async def open_settings(hass: HomeAssistant, entry: MockConfigEntry) -> Any:
     """Open the options menu and pick the settings form."""
     result = await hass.config_entries.options.async_init(entry.entry_id)
     assert result["type"] is FlowResultType.MENU
-    assert result["menu_options"] == ["settings", "load_example"]
+    assert result["menu_options"] == [
+        "add_tool",
+        "edit_tool",
+        "delete_tool",
+        "secrets",
+        "settings",
+        "load_example",
+    ]
     result = await hass.config_entries.options.async_configure(
         result["flow_id"], {"next_step_id": "settings"}
     )
@@ -106,6 +113,7 @@ async def test_valid_options_apply_without_restart(
         "max_tool_iterations": 6,
         "tool_timeout": 30.0,
         "tool_result_max_chars": 500,
+        "allowed_hosts": [],
     }
     assert isinstance(config_entry.options["max_tool_iterations"], int)
     runtime = config_entry.runtime_data

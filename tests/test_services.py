@@ -62,6 +62,7 @@ async def test_set_then_reset_tools(
         "ok": True,
         "count": 1,
         "source": "request",
+        "enabled": True,
         "tools": [
             {
                 "name": "ring_doorbell",

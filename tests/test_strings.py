@@ -101,7 +101,12 @@ def test_translation_keys_are_valid() -> None:
     """Selector options, services and their fields, exceptions and issues
     use keys hassfest accepts."""
     keys = [
-        *(k for s in STRINGS.get("selector", {}).values() for k in s["options"]),
+        *(
+            k
+            for s in STRINGS.get("selector", {}).values()
+            for k in s.get("options", {})
+        ),
+        *(k for s in STRINGS.get("selector", {}).values() for k in s.get("fields", {})),
         *STRINGS.get("services", {}),
         *(f for s in STRINGS.get("services", {}).values() for f in s.get("fields", {})),
         *STRINGS.get("exceptions", {}),
@@ -160,6 +165,9 @@ def keys_the_code_uses(source: Source) -> dict[str, set[str]]:
         if name == "SelectSelectorConfig":
             for selector in source.choices(key):
                 add(f"selector.{selector}", source.texts(keyword(call, "options")))
+        elif name == "ObjectSelectorConfig" and key is not None:
+            # An object selector's fields are named under `selector.<key>.fields`.
+            add("object selectors", key)
         elif key is not None:
             add("issues" if name == "async_create_issue" else "exceptions", key)
         if name == "async_abort":
@@ -220,6 +228,9 @@ def test_every_key_the_code_uses_has_a_string() -> None:
         # Home Assistant's own: the reauth and reconfigure shortcuts use them.
         | {"reauth_successful", "reconfigure_successful"},
         "step": {k for f in all_flows for k in f.get("step", {})},
+        "object selectors": {
+            k for k, v in STRINGS.get("selector", {}).items() if v.get("fields")
+        },
     }
     # The scan finds what it looks for (an empty result would prove nothing).
     assert {"exceptions", "error", "step", "abort"} <= set(used)

@@ -82,4 +82,24 @@ def test_code_keys_have_strings() -> None:
     for key in re.findall(r'ToolsFileError\(\s*"([a-z_]+)"', code):
         assert key in english["options"]["error"], key
     for key in re.findall(r'translation_key="([a-z_]+)"', code):
-        assert key in english["exceptions"] or key in english["issues"], key
+        assert (
+            key in english["exceptions"]
+            or key in english["issues"]
+            or key in english["selector"]
+        ), key
+
+
+# ICU message format, as the frontend reads the strings: `'{' … '}'` quotes
+# literal braces; any other brace must be a `{placeholder}`.
+_QUOTED_RE = re.compile(r"'[{}][^']*'")
+_SIMPLE_PLACEHOLDER_RE = re.compile(r"\{[a-z_]+\}")
+
+
+@pytest.mark.parametrize("language", ["en", "it", "es"])
+def test_strings_are_valid_messages(language: str) -> None:
+    """A literal brace the frontend would read as a malformed argument (it
+    shows "Translation error: MALFORMED_ARGUMENT") must be quoted."""
+    for key, text in flatten(load(language)).items():
+        bare = _SIMPLE_PLACEHOLDER_RE.sub("", _QUOTED_RE.sub("", text))
+        assert "{" not in bare, (key, text)
+        assert "}" not in bare, (key, text)

@@ -7,6 +7,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv, issue_registry as ir, llm
 from homeassistant.helpers.typing import ConfigType
 
+from .agent_tools import async_delete_agent_issues, async_report_missing_tools
 from .availability import ServerAvailability
 from .client import ServerCheckError, async_connect, async_list_models
 from .const import CONF_BASE_URL, CONF_TOOLS_ENABLED, DOMAIN, TOOLS_ENABLED_AUTO
@@ -16,7 +17,12 @@ from .llm_api import HttpToolsAPI
 from .redact import display_url
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime, ToolSettings
 from .services import async_setup_services
-from .tools import EntryTools, async_load_configured_tools, tools_file_issue_id
+from .tools import (
+    EntryTools,
+    async_load_configured_tools,
+    secrets_of,
+    tools_file_issue_id,
+)
 
 PLATFORMS = (Platform.CONVERSATION,)
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
@@ -48,11 +54,14 @@ async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) ->
     entry.runtime_data = HttpToolsRuntime(
         client=client,
         tools=EntryTools(
-            configured, entry.options.get(CONF_TOOLS_ENABLED, TOOLS_ENABLED_AUTO)
+            configured,
+            entry.options.get(CONF_TOOLS_ENABLED, TOOLS_ENABLED_AUTO),
+            secrets_of(entry.options),
         ),
         settings=ToolSettings.from_options(entry.options),
         availability=availability,
     )
+    async_report_missing_tools(hass, entry)
     entry.async_on_unload(
         llm.async_register_api(hass, HttpToolsAPI.for_entry(hass, entry))
     )
@@ -67,8 +76,9 @@ async def async_unload_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -
 
 
 async def async_remove_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> None:
-    """Drop the entry's repair issue with it."""
+    """Drop the entry's repair issues with it."""
     ir.async_delete_issue(hass, DOMAIN, tools_file_issue_id(entry.entry_id))
+    async_delete_agent_issues(hass, entry.entry_id)
 
 
 async def _async_update_listener(

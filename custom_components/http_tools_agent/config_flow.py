@@ -34,8 +34,10 @@ from homeassistant.helpers.selector import (
 from homeassistant.util.ulid import ulid_now
 import probatio
 
+from .agent_tools import chosen_tools
 from .client import ServerCheckError, async_check_server, async_list_models
 from .const import (
+    CONF_AGENT_TOOLS,
     CONF_BASE_URL,
     CONF_MAX_TOKENS,
     CONF_MODEL,
@@ -227,9 +229,16 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
 
 
 def agent_schema(
-    hass: HomeAssistant, models: list[str], current: dict[str, Any]
+    hass: HomeAssistant,
+    models: list[str],
+    current: dict[str, Any],
+    tool_names: list[str] | None = None,
 ) -> probatio.Schema:
-    """Return the form of an agent's settings."""
+    """Return the form of an agent's settings.
+
+    `tool_names`: the server's configured tools the agent may choose from;
+    a chosen name that is gone stays listed, marked missing, until deselected.
+    """
     apis = [
         SelectOptionDict(label=api.name, value=api.id)
         for api in llm.async_get_apis(hass)
@@ -267,8 +276,24 @@ def agent_schema(
                 )
             ),
             probatio.Required(CONF_STREAM): BooleanSelector(),
+            probatio.Optional(CONF_AGENT_TOOLS): SelectSelector(
+                SelectSelectorConfig(
+                    options=_tool_options(tool_names or [], chosen_tools(current)),
+                    multiple=True,
+                )
+            ),
         }
     )
+
+
+def _tool_options(names: list[str], chosen: list[str]) -> list[SelectOptionDict]:
+    options = [SelectOptionDict(label=name, value=name) for name in names]
+    options += [
+        SelectOptionDict(label=f"{name} (missing)", value=name)
+        for name in chosen
+        if name not in names
+    ]
+    return options
 
 
 class ConversationFlowHandler(ConfigSubentryFlow):
@@ -306,6 +331,7 @@ class ConversationFlowHandler(ConfigSubentryFlow):
                 CONF_MAX_TOKENS: int(user_input[CONF_MAX_TOKENS]),
                 CONF_TEMPERATURE: float(user_input[CONF_TEMPERATURE]),
                 CONF_LLM_HASS_API: user_input.get(CONF_LLM_HASS_API) or [],
+                CONF_AGENT_TOOLS: user_input.get(CONF_AGENT_TOOLS) or [],
             }
             if self.source == "user":
                 return self.async_create_entry(
@@ -330,9 +356,12 @@ class ConversationFlowHandler(ConfigSubentryFlow):
                 ),
                 **self._get_reconfigure_subentry().data,
             }
+        tool_names = [
+            tool.name for tool in entry.runtime_data.tools.configured.tool_set().tools
+        ]
         return self.async_show_form(
             step_id="user" if self.source == "user" else "reconfigure",
             data_schema=self.add_suggested_values_to_schema(
-                agent_schema(self.hass, models, current), current
+                agent_schema(self.hass, models, current, tool_names), current
             ),
         )

@@ -21,6 +21,10 @@ CONF_TOOLS_ENABLED: Final = "tools_enabled"
 CONF_MAX_TOOL_ITERATIONS: Final = "max_tool_iterations"
 CONF_TOOL_TIMEOUT: Final = "tool_timeout"
 CONF_TOOL_RESULT_MAX_CHARS: Final = "tool_result_max_chars"
+# Named values that tools reference as `{secret:name}`: never shown back.
+CONF_SECRETS: Final = "secrets"
+# Hosts tool requests may reach (empty: any).
+CONF_ALLOWED_HOSTS: Final = "allowed_hosts"
 
 TOOLS_ENABLED_AUTO: Final = "auto"
 TOOLS_ENABLED_ON: Final = "on"
@@ -38,6 +42,8 @@ CONF_TEMPERATURE: Final = "temperature"
 CONF_MAX_TOKENS: Final = "max_tokens"
 CONF_TOOL_CHOICE: Final = "tool_choice"
 CONF_STREAM: Final = "stream"
+# The names of this server's HTTP tools the agent offers (absent or empty: all).
+CONF_AGENT_TOOLS: Final = "http_tools"
 
 TOOL_CHOICES: Final = ("auto", "required", "none")
 DEFAULT_TOOL_CHOICE: Final = "auto"

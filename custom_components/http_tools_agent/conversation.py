@@ -19,6 +19,7 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from .const import DOMAIN, LOGGER, SUBENTRY_CONVERSATION
 from .entity import HttpToolsAgentEntity
 from .errors import ServerAuthError, ServerUnavailableError
+from .llm_api import current_agent
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
 from .speech import async_spoken_error
 from .stable_prompt import async_note, split_prompt_template
@@ -71,6 +72,19 @@ class HttpToolsConversationEntity(
         chat_log: conversation.ChatLog,
     ) -> conversation.ConversationResult:
         """Answer one user turn."""
+        # The HTTP tools API reads it to offer this agent's tools, the tool
+        # event to name the agent.
+        token = current_agent.set(self.agent_scope())
+        try:
+            return await self._async_answer(user_input, chat_log)
+        finally:
+            current_agent.reset(token)
+
+    async def _async_answer(
+        self,
+        user_input: conversation.ConversationInput,
+        chat_log: conversation.ChatLog,
+    ) -> conversation.ConversationResult:
         options = self.subentry.data
         llm_context = user_input.as_llm_context(DOMAIN)
         # Lines using `now()` render with the message, not in the system

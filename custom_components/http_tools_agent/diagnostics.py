@@ -1,9 +1,10 @@
 """Diagnostics: configuration, active tools and recent errors, without secrets.
 
-Redacted: the API key, every header value of every tool (headers carry
-credentials), passwords in URLs and the values of query parameters whose name
-looks like a credential (`key`, `token`, `secret`...). Active tools are listed
-by name only.
+Redacted: the API key, the secrets (listed by name only), every header value
+of every tool (headers carry credentials), passwords in URLs and the values of
+query parameters whose name looks like a credential (`key`, `token`,
+`secret`...). Active tools are listed by name only. Each agent shows the tools
+it chose and those of them that no longer exist.
 """
 
 from __future__ import annotations
@@ -15,9 +16,17 @@ from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import CONF_API_KEY
 from homeassistant.core import HomeAssistant
 
-from .const import CONF_BASE_URL, CONF_TOOLS, CONF_TOOLS_FILE
+from .agent_tools import chosen_tools, missing_tools
+from .const import (
+    CONF_ALLOWED_HOSTS,
+    CONF_BASE_URL,
+    CONF_SECRETS,
+    CONF_TOOLS,
+    CONF_TOOLS_FILE,
+)
 from .redact import redact_tools, redact_url
 from .runtime import HttpToolsConfigEntry
+from .tools import secrets_of
 
 TO_REDACT = {CONF_API_KEY}
 
@@ -32,6 +41,9 @@ async def async_get_config_entry_diagnostics(
     options = dict(entry.options)
     if CONF_TOOLS in options:
         options[CONF_TOOLS] = redact_tools(options[CONF_TOOLS])
+    if CONF_SECRETS in options:
+        # Names only: a value never leaves the entry.
+        options[CONF_SECRETS] = sorted(secrets_of(options))
     result: dict[str, Any] = {
         "data": data,
         "options": options,
@@ -52,8 +64,22 @@ async def async_get_config_entry_diagnostics(
     tools = runtime.tools
     active = tools.active
     configured = tools.configured
+    for agent, subentry in zip(
+        result["agents"], entry.subentries.values(), strict=True
+    ):
+        agent["tools"] = {
+            "chosen": chosen_tools(subentry.data) or "all",
+            "missing_from_configured": missing_tools(
+                subentry, configured.tool_set().by_name
+            ),
+            "missing_from_active": missing_tools(subentry, active.by_name),
+        }
     result["tools"] = {
         "active": [tool.name for tool in active.tools],
+        "disabled": [tool.name for tool in active.tools if not tool.enabled],
+        "secrets_used": sorted(
+            {name for tool in active.tools for name in tool.secret_names}
+        ),
         "source": active.source,
         "enabled": tools.enabled,
         "enabled_mode": tools.enabled_mode,
@@ -67,6 +93,7 @@ async def async_get_config_entry_diagnostics(
         "max_tool_iterations": settings.max_tool_iterations,
         "tool_timeout": settings.tool_timeout,
         "tool_result_max_chars": settings.tool_result_max_chars,
+        "allowed_hosts": options.get(CONF_ALLOWED_HOSTS) or "any",
     }
     result["recent_errors"] = [
         {"when": error.when.isoformat(), "kind": error.kind, "message": error.message}

@@ -25,6 +25,7 @@ from openai.types.chat import (
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 from .const import (
+    CONF_AGENT_TOOLS,
     CONF_MAX_TOKENS,
     CONF_MODEL,
     CONF_STREAM,
@@ -39,7 +40,7 @@ from .const import (
 )
 from .delta_stream import CompletionStream, Delta
 from .engine.speakable import speakable
-from .llm_api import RESULT_KEY, current_agent_id
+from .llm_api import RESULT_KEY, AgentScope
 from .openai_format import ToolSchemas, chat_messages, chat_tools
 from .runtime import HttpToolsConfigEntry
 from .speech import async_spoken_message
@@ -186,19 +187,15 @@ class HttpToolsAgentEntity(Entity):
             )
         )
 
+    def agent_scope(self) -> AgentScope:
+        """This agent and the entry's tools it offers (for the HTTP tools API)."""
+        names = self.subentry.data.get(CONF_AGENT_TOOLS) or ()
+        return AgentScope(self.entity_id, self.entry.entry_id, frozenset(names))
+
     async def _async_handle_chat_log(
         self, chat_log: conversation.ChatLog, language: str | None = None
     ) -> None:
-        """Run the tool loop until the model answers."""
-        token = current_agent_id.set(self.entity_id)
-        try:
-            await self._async_run_turn(chat_log, language)
-        finally:
-            current_agent_id.reset(token)
-
-    async def _async_run_turn(
-        self, chat_log: conversation.ChatLog, language: str | None
-    ) -> None:
+        """Run the tool loop until the model answers (within `current_agent`)."""
         turn = _Turn(
             AgentOptions.from_subentry(self.subentry.data), chat_log, self.notes
         )

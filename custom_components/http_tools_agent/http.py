@@ -5,13 +5,17 @@ for users who are not administrators); POST (admin only) replaces them in memory
 the next turn on with the JSON array in the body, the same format as the tools
 file and the `set_tools` service. Answers:
 
-- 200 `{ok, count, source, tools}`;
+- 200 `{ok, count, source, enabled, tools}` (`enabled`: whether the tools are
+  offered to the model; the guide's 503 "LLM disabled" is `enabled: false`
+  here, as the entry still answers);
 - 400 `{ok: false, error}`: empty body, not UTF-8, not a JSON array, no
   definition, an invalid definition (the error names tool and field), or
-  several loaded entries and no `config_entry_id` query parameter;
+  a `{secret:name}` the entry does not define, or several loaded entries and
+  no `config_entry_id` query parameter;
 - 403 POST by a user who is not an administrator;
 - 404 `config_entry_id` names no entry of this integration;
-- 503 the entry is not loaded (the guide's "LLM disabled").
+- 503 the entry is not loaded (disabled, failed or not set up yet): no
+  tool can run.
 """
 
 from __future__ import annotations
@@ -28,7 +32,12 @@ from .const import DOMAIN, LOGGER
 from .engine.definitions import ToolDefinitionError
 from .redact import redact_tools
 from .runtime import HttpToolsConfigEntry
-from .services import NoDefinitionError, parse_tools_input, resolve_entry
+from .services import (
+    NoDefinitionError,
+    parse_tools_input,
+    resolve_entry,
+    tools_response,
+)
 
 TOOLS_URL = f"/api/{DOMAIN}/tools"
 
@@ -72,7 +81,7 @@ class HttpToolsView(HomeAssistantView):
         entry = self._entry(request)
         if isinstance(entry, web.Response):
             return entry
-        body = entry.runtime_data.tools.active.as_response()
+        body = tools_response(entry.runtime_data.tools)
         user: User = request["hass_user"]
         if not user.is_admin:
             # Header values and URL credentials are for administrators only.
@@ -90,14 +99,15 @@ class HttpToolsView(HomeAssistantView):
         if isinstance(entry, web.Response):
             return entry
         body = await request.read()
+        tools = entry.runtime_data.tools
         try:
-            definitions = parse_tools_input(body)
+            definitions = parse_tools_input(body, tools)
         except (ToolDefinitionError, NoDefinitionError) as err:
             return self._error(HTTPStatus.BAD_REQUEST, str(err))
-        active = entry.runtime_data.tools.set_override(definitions)
+        tools.set_override(definitions)
         LOGGER.info(
             "Tools of %s replaced through the HTTP API: %s",
             entry.title,
             ", ".join(d.name for d in definitions),
         )
-        return self.json(active.as_response())
+        return self.json(tools_response(tools))

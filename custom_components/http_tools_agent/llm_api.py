@@ -1,4 +1,9 @@
-"""The entry's HTTP tools as a Home Assistant LLM API, usable by any agent."""
+"""The entry's HTTP tools as a Home Assistant LLM API, usable by any agent.
+
+`HttpTool.async_run` is the one way a tool runs: the agents' calls (through
+`async_call`) and the `run_tool` action (`async_run_tool`) both go through
+it, with the same checks, secrets, host policy, limits, record and event.
+"""
 
 from __future__ import annotations
 
@@ -29,10 +34,20 @@ RESULT_KEY = "result"
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
 IDEMPOTENT_METHODS = SAFE_METHODS | {"PUT", "DELETE"}
 
-# The agent entity running the current turn: set by our agents, inherited by
-# the tool tasks the chat log starts.
-current_agent_id: ContextVar[str | None] = ContextVar(
-    "http_tools_agent_current_agent_id", default=None
+
+@dataclass(frozen=True, slots=True)
+class AgentScope:
+    """Which of our agents runs the current turn, and the tools it offers."""
+
+    entity_id: str
+    entry_id: str
+    # The entry's tools this agent offers; empty: all of them.
+    tool_names: frozenset[str] = frozenset()
+
+
+# Set by our agents for a turn, inherited by the tool tasks the chat log starts.
+current_agent: ContextVar[AgentScope | None] = ContextVar(
+    "http_tools_agent_current_agent", default=None
 )
 
 
@@ -95,30 +110,74 @@ class HttpTool(llm.Tool):
         llm_context: llm.LLMContext,
     ) -> llm.ToolResult:
         """Run the HTTP request; failures are text the model can read."""
+        result = await self.async_run(hass, tool_input, llm_context)
+        return llm.ToolResult(data={RESULT_KEY: result.text}, error=not result.ok)
+
+    async def async_run(
+        self,
+        hass: HomeAssistant,
+        tool_input: llm.ToolInput,
+        llm_context: llm.LLMContext,
+    ) -> ToolRunResult:
+        """Run the tool: the one path of the agents and the run_tool action.
+
+        Checks of a call belong here, so both get them.
+        """
         runtime = self._runtime
         settings = runtime.settings
         result = await run_tool(
-            async_get_clientsession(hass),
+            # Home Assistant's session; without certificate checks for a tool
+            # that asks so (a LAN device's self-signed certificate).
+            async_get_clientsession(hass, verify_ssl=self.definition.verify_ssl),
             self.definition,
             tool_input.tool_args,
             timeout=settings.tool_timeout,
             max_chars=settings.tool_result_max_chars,
+            secrets=runtime.tools.secrets,
+            hosts=settings.hosts,
         )
         runtime.record_run(result)
         _fire_tool_event(hass, self.definition, tool_input, llm_context, result)
-        return llm.ToolResult(data={RESULT_KEY: result.text}, error=not result.ok)
+        return result
+
+
+async def async_run_tool(
+    hass: HomeAssistant,
+    runtime: HttpToolsRuntime,
+    name: str,
+    arguments: dict[str, Any],
+    llm_context: llm.LLMContext,
+) -> ToolRunResult:
+    """Run the active tool `name` as an agent would (the run_tool action).
+
+    A name the entry does not have gives the text a model would read.
+    """
+    definition = runtime.tools.active.by_name.get(name)
+    if definition is None:
+        return ToolRunResult(
+            tool=name,
+            text=f"Error: unknown tool '{name}'",
+            ok=False,
+            method=None,
+            status=None,
+            truncated=False,
+            duration=0.0,
+            error="unknown tool",
+        )
+    tool = HttpTool(definition, runtime)
+    return await tool.async_run(hass, llm.ToolInput(name, arguments), llm_context)
 
 
 def _turn_agent_id(chat_log: ha_chat_log.ChatLog | None) -> str | None:
     """Return the agent whose turn runs the tool.
 
-    Our agents say so through `current_agent_id`; another agent's latest
+    Our agents say so through `current_agent`; another agent's latest
     stored answer names it. Only when its tools start while its first answer
     still streams (before the chat log stores it) is it unknown; the event's
     `platform` still names the agent's integration.
     """
-    if agent_id := current_agent_id.get():
-        return agent_id
+    if (scope := current_agent.get()) is not None:
+        return scope.entity_id
     if chat_log is not None:
         for content in reversed(chat_log.content):
             if content.role == "assistant":
@@ -176,11 +235,21 @@ class HttpToolsAPI(llm.API):
     async def async_get_api_instance(
         self, llm_context: llm.LLMContext
     ) -> llm.APIInstance:
-        """Snapshot the active tools for one turn."""
+        """Snapshot the tools offered for one turn.
+
+        One of this entry's agents offers the tools it chose; any other
+        agent gets every enabled tool.
+        """
         runtime = self.entry.runtime_data
-        tools: list[llm.Tool] = []
-        if runtime.tools.enabled:
-            tools = [HttpTool(d, runtime) for d in runtime.tools.active.tools]
+        scope = current_agent.get()
+        names = (
+            scope.tool_names
+            if scope is not None and scope.entry_id == self.entry.entry_id
+            else frozenset()
+        )
+        tools: list[llm.Tool] = [
+            HttpTool(d, runtime) for d in runtime.tools.offered(names)
+        ]
         return llm.APIInstance(
             api=self,
             api_prompt=API_PROMPT if tools else "",

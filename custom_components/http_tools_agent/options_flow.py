@@ -1,16 +1,15 @@
-"""Options flow: the entry's tools, tools file and how tools run.
+"""Options flow: the tool editor, the secrets, the settings and the JSON editor.
 
-The menu offers the settings form and a shortcut that fills the form's tools
-editor with the bundled `tools.example.json`. The tools are edited as JSON
-text (the file and service format); invalid JSON or definitions, and a tools
-file that cannot be read or is invalid, show a form error and save nothing.
+The menu lists the tools by name and offers: add, edit or delete a tool (one
+form per tool, `tool_form.py`), the secrets (a password field; values are
+never shown back), the settings with the whole-array JSON editor (import and
+export) and a shortcut that fills that editor with `tools.example.json`.
+Every form checks everything before saving; an invalid form saves nothing.
 Saved options reload the entry (its update listener), so they apply at once.
 """
 
 from __future__ import annotations
 
-import json
-from pathlib import Path
 from typing import Any
 
 from homeassistant.config_entries import (
@@ -19,19 +18,18 @@ from homeassistant.config_entries import (
     OptionsFlow,
 )
 from homeassistant.helpers.selector import (
-    NumberSelector,
-    NumberSelectorConfig,
-    NumberSelectorMode,
     SelectSelector,
     SelectSelectorConfig,
     SelectSelectorMode,
-    TextSelector,
-    TextSelectorConfig,
 )
 import probatio
 
+from .agent_tools import agents, chosen_tools, renamed_choice
 from .const import (
+    CONF_AGENT_TOOLS,
+    CONF_ALLOWED_HOSTS,
     CONF_MAX_TOOL_ITERATIONS,
+    CONF_SECRETS,
     CONF_TOOL_RESULT_MAX_CHARS,
     CONF_TOOL_TIMEOUT,
     CONF_TOOLS,
@@ -41,112 +39,277 @@ from .const import (
     DEFAULT_TOOL_RESULT_MAX_CHARS,
     DEFAULT_TOOL_TIMEOUT,
     TOOLS_ENABLED_AUTO,
-    TOOLS_ENABLED_CHOICES,
 )
-from .engine.definitions import ToolDefinitionError, parse_tools_json
-from .tools import ToolsFileError, async_read_tools_file
+from .engine.definitions import ToolDefinitionError, check_secrets, parse_tools
+from .engine.hosts import HostPolicy
+from .options_settings import (
+    read_example,
+    secret_users,
+    secrets_schema,
+    settings_schema,
+    text_to_tools,
+    tools_to_text,
+    validate_secrets_form,
+)
+from .tool_form import (
+    F_NAME,
+    ToolFormError,
+    form_definition,
+    form_errors,
+    form_values,
+    tool_schema,
+)
+from .tools import ToolsFileError, async_read_tools_file, secrets_of
 
-EXAMPLE_FILE = Path(__file__).parent / "tools.example.json"
-
+STEP_ADD_TOOL = "add_tool"
+STEP_EDIT_TOOL = "edit_tool"
+STEP_CHANGE_TOOL = "change_tool"
+STEP_DELETE_TOOL = "delete_tool"
+STEP_SECRETS = "secrets"
 STEP_SETTINGS = "settings"
 STEP_LOAD_EXAMPLE = "load_example"
-
-MIN_ITERATIONS, MAX_ITERATIONS = 1, 10
-MIN_TIMEOUT, MAX_TIMEOUT = 1, 300
-MIN_RESULT_CHARS, MAX_RESULT_CHARS = 100, 100_000
-
-
-def tools_to_text(tools: Any) -> str:
-    """Show stored tools in the editor (empty when there are none)."""
-    if not tools:
-        return ""
-    return json.dumps(tools, indent=2, ensure_ascii=False)
+FIELD_TOOL = "tool"
+FIELD_DELETE = "tools_to_delete"
+NONE_SHOWN = "—"
+# Up to this many tools are picked from a list (radio buttons, check boxes),
+# more from a drop-down.
+MAX_LISTED = 8
 
 
-def text_to_tools(text: str) -> list[Any]:
-    """Validate the editor's JSON; return it decoded, as the user wrote it.
-
-    Empty text means no tools in the options. Raises ToolDefinitionError.
-    """
-    text = text.removeprefix("\ufeff")
-    if not text.strip():
-        return []
-    parse_tools_json(text)
-    decoded: list[Any] = json.loads(text)
-    return decoded
-
-
-def read_example() -> str:
-    """Return the bundled example tools (runs in the executor)."""
-    return EXAMPLE_FILE.read_text(encoding="utf-8")
-
-
-def settings_schema() -> probatio.Schema:
-    """Return the settings form."""
-    return probatio.Schema(
-        {
-            probatio.Optional(CONF_TOOLS): TextSelector(
-                TextSelectorConfig(multiline=True)
-            ),
-            probatio.Optional(CONF_TOOLS_FILE): TextSelector(),
-            probatio.Required(
-                CONF_TOOLS_ENABLED, default=TOOLS_ENABLED_AUTO
-            ): SelectSelector(
-                SelectSelectorConfig(
-                    options=list(TOOLS_ENABLED_CHOICES),
-                    mode=SelectSelectorMode.DROPDOWN,
-                    translation_key=CONF_TOOLS_ENABLED,
-                )
-            ),
-            probatio.Required(
-                CONF_MAX_TOOL_ITERATIONS, default=DEFAULT_MAX_TOOL_ITERATIONS
-            ): NumberSelector(
-                NumberSelectorConfig(
-                    min=MIN_ITERATIONS,
-                    max=MAX_ITERATIONS,
-                    step=1,
-                    mode=NumberSelectorMode.BOX,
-                )
-            ),
-            probatio.Required(
-                CONF_TOOL_TIMEOUT, default=DEFAULT_TOOL_TIMEOUT
-            ): NumberSelector(
-                NumberSelectorConfig(
-                    min=MIN_TIMEOUT,
-                    max=MAX_TIMEOUT,
-                    step=1,
-                    mode=NumberSelectorMode.BOX,
-                    unit_of_measurement="s",
-                )
-            ),
-            probatio.Required(
-                CONF_TOOL_RESULT_MAX_CHARS, default=DEFAULT_TOOL_RESULT_MAX_CHARS
-            ): NumberSelector(
-                NumberSelectorConfig(
-                    min=MIN_RESULT_CHARS,
-                    max=MAX_RESULT_CHARS,
-                    step=1,
-                    mode=NumberSelectorMode.BOX,
-                )
-            ),
-        }
-    )
+def _pick_mode(names: list[str]) -> SelectSelectorMode:
+    if len(names) <= MAX_LISTED:
+        return SelectSelectorMode.LIST
+    return SelectSelectorMode.DROPDOWN
 
 
 class HttpToolsOptionsFlow(OptionsFlow):
-    """Edit the tools and their settings."""
+    """Edit the tools, their secrets and settings."""
 
     def __init__(self) -> None:
-        """Start with the stored tools in the editor."""
+        """Start with the stored tools."""
         self._tools_text: str | None = None
+        self._editing: int | None = None
+
+    # -- helpers ----------------------------------------------------------
+
+    def _stored_tools(self) -> list[dict[str, Any]]:
+        tools = self.config_entry.options.get(CONF_TOOLS) or []
+        return [dict(t) for t in tools if isinstance(t, dict)]
+
+    def _secrets(self) -> dict[str, str]:
+        return secrets_of(self.config_entry.options)
+
+    def _file_tool_names(self) -> list[str]:
+        entry = self.config_entry
+        if entry.state is not ConfigEntryState.LOADED:
+            return []
+        return [t.name for t in entry.runtime_data.tools.configured.file_tools]
+
+    def _save(self, **changes: Any) -> ConfigFlowResult:
+        return self.async_create_entry(data={**self.config_entry.options, **changes})
+
+    def _menu_placeholders(self) -> dict[str, str]:
+        """The tools by name: the options' ones, the file's, the active ones."""
+        stored = self._stored_tools()
+        names = [
+            str(t.get("name")) + (" (off)" if t.get("enabled") is False else "")
+            for t in stored
+        ]
+        placeholders = {
+            "tools": ", ".join(names) or NONE_SHOWN,
+            "file_tools": ", ".join(self._file_tool_names()) or NONE_SHOWN,
+            "active_tools": NONE_SHOWN,
+            "count": "0",
+            "source": "none",
+            "secrets": ", ".join(sorted(self._secrets())) or NONE_SHOWN,
+        }
+        entry = self.config_entry
+        if entry.state is ConfigEntryState.LOADED:
+            active = entry.runtime_data.tools.active
+            placeholders["source"] = active.source
+            placeholders["count"] = str(len(active.tools))
+            if active.tools:
+                placeholders["active_tools"] = ", ".join(t.name for t in active.tools)
+        return placeholders
+
+    # -- the menu ---------------------------------------------------------
 
     async def async_step_init(
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
-        """Offer the settings or the example tools."""
+        """The tools by name, and what can be done with them."""
+        options = [STEP_ADD_TOOL]
+        if self._stored_tools():
+            options += [STEP_EDIT_TOOL, STEP_DELETE_TOOL]
+        options += [STEP_SECRETS, STEP_SETTINGS, STEP_LOAD_EXAMPLE]
         return self.async_show_menu(
-            step_id="init", menu_options=[STEP_SETTINGS, STEP_LOAD_EXAMPLE]
+            step_id="init",
+            menu_options=options,
+            description_placeholders=self._menu_placeholders(),
         )
+
+    # -- one tool ---------------------------------------------------------
+
+    async def async_step_add_tool(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """A new tool."""
+        self._editing = None
+        return await self._async_tool_form(STEP_ADD_TOOL, user_input)
+
+    async def async_step_edit_tool(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Pick the tool to edit."""
+        names = [str(t.get("name")) for t in self._stored_tools()]
+        if user_input is not None and user_input.get(FIELD_TOOL) in names:
+            self._editing = names.index(user_input[FIELD_TOOL])
+            return await self.async_step_change_tool()
+        schema = probatio.Schema(
+            {
+                probatio.Required(FIELD_TOOL): SelectSelector(
+                    SelectSelectorConfig(options=names, mode=_pick_mode(names))
+                )
+            }
+        )
+        return self.async_show_form(step_id=STEP_EDIT_TOOL, data_schema=schema)
+
+    async def async_step_change_tool(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Edit the picked tool."""
+        return await self._async_tool_form(STEP_CHANGE_TOOL, user_input)
+
+    async def _async_tool_form(
+        self, step_id: str, user_input: dict[str, Any] | None
+    ) -> ConfigFlowResult:
+        stored = self._stored_tools()
+        index = self._editing
+        current = stored[index] if index is not None else None
+        errors: dict[str, str] = {}
+        placeholders = {"tool": str((current or {}).get("name") or "")}
+        if user_input is not None:
+            others = [str(t.get("name")) for i, t in enumerate(stored) if i != index]
+            try:
+                definition = form_definition(
+                    user_input, other_names=others, secrets=self._secrets()
+                )
+            except ToolFormError as err:
+                errors, texts = form_errors(err.problems)
+                placeholders |= texts
+            else:
+                new = definition.as_dict()
+                if index is None:
+                    stored.append(new)
+                    return self._save(**{CONF_TOOLS: stored})
+                old = str(stored[index].get(F_NAME))
+                stored[index] = new
+                return self._save_renamed(stored, old, definition.name)
+        else:
+            placeholders |= form_errors(())[1]
+        return self.async_show_form(
+            step_id=step_id,
+            data_schema=self.add_suggested_values_to_schema(
+                tool_schema(),
+                user_input if user_input is not None else form_values(current),
+            ),
+            errors=errors,
+            description_placeholders=placeholders,
+        )
+
+    def _save_renamed(
+        self, tools: list[dict[str, Any]], old: str, new: str
+    ) -> ConfigFlowResult:
+        """Save the tools; agents that chose a renamed tool keep it under its
+        new name.
+
+        Options and agents change in one go, with no await between them: each
+        change reloads the entry, and a reload must never see one without the
+        other. Finishing the flow then finds the options unchanged.
+        """
+        entry = self.config_entry
+        options = {**entry.options, CONF_TOOLS: tools}
+        self.hass.config_entries.async_update_entry(entry, options=options)
+        for subentry in agents(entry) if old != new else []:
+            names = chosen_tools(subentry.data)
+            if old in names:
+                self.hass.config_entries.async_update_subentry(
+                    entry,
+                    subentry,
+                    data={
+                        **subentry.data,
+                        CONF_AGENT_TOOLS: renamed_choice(names, old, new),
+                    },
+                )
+        return self.async_create_entry(data=options)
+
+    async def async_step_delete_tool(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Delete tools; agents that chose them are told in Repairs."""
+        stored = self._stored_tools()
+        names = [str(t.get(F_NAME)) for t in stored]
+        errors: dict[str, str] = {}
+        if user_input is not None:
+            if chosen := user_input.get(FIELD_DELETE):
+                kept = [t for t in stored if t.get(F_NAME) not in set(chosen)]
+                return self._save(**{CONF_TOOLS: kept})
+            errors[FIELD_DELETE] = "no_tool_selected"
+        schema = probatio.Schema(
+            {
+                # Optional: the frontend would tick the first tool of a
+                # required list.
+                probatio.Optional(FIELD_DELETE): SelectSelector(
+                    SelectSelectorConfig(
+                        options=names, multiple=True, mode=_pick_mode(names)
+                    )
+                )
+            }
+        )
+        return self.async_show_form(
+            step_id=STEP_DELETE_TOOL, data_schema=schema, errors=errors
+        )
+
+    # -- secrets ----------------------------------------------------------
+
+    async def async_step_secrets(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Add, replace or remove secrets; values are never shown back."""
+        secrets = self._secrets()
+        errors: dict[str, str] = {}
+        placeholders = {
+            "secrets": ", ".join(sorted(secrets)) or NONE_SHOWN,
+            "secrets_error": "",
+        }
+        if user_input is not None:
+            users = await self._async_secret_users()
+            result = validate_secrets_form(user_input, secrets, users)
+            if isinstance(result, dict):
+                return self._save(**{CONF_SECRETS: result})
+            errors, placeholders["secrets_error"] = result
+        suggested = {k: v for k, v in (user_input or {}).items() if "value" not in k}
+        return self.async_show_form(
+            step_id=STEP_SECRETS,
+            data_schema=self.add_suggested_values_to_schema(
+                secrets_schema(sorted(secrets)), suggested
+            ),
+            errors=errors,
+            description_placeholders=placeholders,
+        )
+
+    async def _async_secret_users(self) -> dict[str, list[str]]:
+        """Secret name -> the tools (options and file) that reference it."""
+        try:
+            definitions = parse_tools(self._stored_tools())
+        except ToolDefinitionError:
+            definitions = []
+        entry = self.config_entry
+        if entry.state is ConfigEntryState.LOADED:
+            definitions += entry.runtime_data.tools.configured.file_tools
+        return secret_users(definitions)
+
+    # -- settings and the JSON editor -------------------------------------
 
     async def async_step_load_example(
         self, user_input: dict[str, Any] | None = None
@@ -160,7 +323,11 @@ class HttpToolsOptionsFlow(OptionsFlow):
     ) -> ConfigFlowResult:
         """Edit and validate the options; nothing is saved while invalid."""
         errors: dict[str, str] = {}
-        placeholders = self._placeholders()
+        placeholders = self._menu_placeholders() | {
+            "tools_error": "",
+            "file_error": "",
+            "hosts_error": "",
+        }
         if user_input is not None:
             options = await self._async_validate(user_input, errors, placeholders)
             if options is not None:
@@ -192,25 +359,8 @@ class HttpToolsOptionsFlow(OptionsFlow):
             CONF_TOOL_RESULT_MAX_CHARS: options.get(
                 CONF_TOOL_RESULT_MAX_CHARS, DEFAULT_TOOL_RESULT_MAX_CHARS
             ),
+            CONF_ALLOWED_HOSTS: options.get(CONF_ALLOWED_HOSTS) or [],
         }
-
-    def _placeholders(self) -> dict[str, str]:
-        """What the description shows: the tools active right now."""
-        placeholders = {
-            "active_tools": "—",
-            "count": "0",
-            "source": "none",
-            "tools_error": "",
-        }
-        placeholders["file_error"] = ""
-        entry = self.config_entry
-        if entry.state is ConfigEntryState.LOADED:
-            active = entry.runtime_data.tools.active
-            placeholders["source"] = active.source
-            placeholders["count"] = str(len(active.tools))
-            if active.tools:
-                placeholders["active_tools"] = ", ".join(t.name for t in active.tools)
-        return placeholders
 
     async def _async_validate(
         self,
@@ -219,9 +369,11 @@ class HttpToolsOptionsFlow(OptionsFlow):
         placeholders: dict[str, str],
     ) -> dict[str, Any] | None:
         """Return the options to save, or None with `errors` filled in."""
+        secrets = self._secrets()
         tools: list[Any] = []
         try:
             tools = text_to_tools(str(user_input.get(CONF_TOOLS) or ""))
+            check_secrets(parse_tools(tools), secrets)
         except ToolDefinitionError as err:
             errors[CONF_TOOLS] = "invalid_tools"
             placeholders["tools_error"] = str(err)
@@ -229,10 +381,16 @@ class HttpToolsOptionsFlow(OptionsFlow):
         tools_file = str(user_input.get(CONF_TOOLS_FILE) or "").strip()
         if tools_file:
             try:
-                await async_read_tools_file(self.hass, tools_file)
+                await async_read_tools_file(self.hass, tools_file, secrets)
             except ToolsFileError as err:
                 errors[CONF_TOOLS_FILE] = err.reason
                 placeholders["file_error"] = err.detail
+        hosts = [str(h).strip() for h in user_input.get(CONF_ALLOWED_HOSTS) or [] if h]
+        try:
+            HostPolicy.parse(hosts)
+        except ValueError as err:
+            errors[CONF_ALLOWED_HOSTS] = "invalid_allowed_hosts"
+            placeholders["hosts_error"] = str(err)
         if errors:
             return None
         return {
@@ -243,4 +401,5 @@ class HttpToolsOptionsFlow(OptionsFlow):
             CONF_MAX_TOOL_ITERATIONS: int(user_input[CONF_MAX_TOOL_ITERATIONS]),
             CONF_TOOL_TIMEOUT: float(user_input[CONF_TOOL_TIMEOUT]),
             CONF_TOOL_RESULT_MAX_CHARS: int(user_input[CONF_TOOL_RESULT_MAX_CHARS]),
+            CONF_ALLOWED_HOSTS: hosts,
         }

@@ -14,14 +14,17 @@ import openai
 
 from .availability import ServerAvailability
 from .const import (
+    CONF_ALLOWED_HOSTS,
     CONF_MAX_TOOL_ITERATIONS,
     CONF_TOOL_RESULT_MAX_CHARS,
     CONF_TOOL_TIMEOUT,
     DEFAULT_MAX_TOOL_ITERATIONS,
     DEFAULT_TOOL_RESULT_MAX_CHARS,
     DEFAULT_TOOL_TIMEOUT,
+    LOGGER,
 )
 from .engine.executor import ToolRunResult
+from .engine.hosts import HostPolicy
 from .tools import EntryTools
 
 type HttpToolsConfigEntry = ConfigEntry[HttpToolsRuntime]
@@ -37,6 +40,7 @@ class ToolSettings:
     max_tool_iterations: int = DEFAULT_MAX_TOOL_ITERATIONS
     tool_timeout: float = DEFAULT_TOOL_TIMEOUT
     tool_result_max_chars: int = DEFAULT_TOOL_RESULT_MAX_CHARS
+    hosts: HostPolicy = field(default_factory=HostPolicy)
 
     @classmethod
     def from_options(cls, options: Mapping[str, Any]) -> ToolSettings:
@@ -49,7 +53,25 @@ class ToolSettings:
             tool_result_max_chars=int(
                 options.get(CONF_TOOL_RESULT_MAX_CHARS, DEFAULT_TOOL_RESULT_MAX_CHARS)
             ),
+            hosts=host_policy(options.get(CONF_ALLOWED_HOSTS) or []),
         )
+
+
+def host_policy(entries: list[str]) -> HostPolicy:
+    """The allowed hosts; an entry storage holds but the options flow would
+    refuse is skipped (and logged), the valid ones still apply."""
+    try:
+        return HostPolicy.parse(entries)
+    except ValueError:
+        valid: list[str] = []
+        for entry in entries:
+            try:
+                HostPolicy.parse([entry])
+            except ValueError as err:
+                LOGGER.error("Ignoring an allowed host: %s", err)
+            else:
+                valid.append(entry)
+        return HostPolicy.parse(valid)
 
 
 @dataclass(frozen=True, slots=True)

@@ -1,14 +1,17 @@
-"""Services that replace, report and reset the active tools at runtime.
+"""Services that replace, report, reset and run the active tools.
 
 `set_tools`, `get_tools` and `reset_tools` are admin only. They answer
-`{ok, count, source, tools}`. An override lives in memory only: `reset_tools`,
-a reload or a restart bring back the configured tools. The helpers that pick
-the entry (Home Assistant's own rule: `config_entry_id`, optional when the
-integration has one entry) and read the tools are shared with the HTTP view.
+`{ok, count, source, enabled, tools}`. An override lives in memory only:
+`reset_tools`, a reload or a restart bring back the configured tools.
+`run_tool` (admin) runs one tool as an agent would and answers
+`{ok, status, result, elapsed_ms}`. The helpers that pick the entry (Home
+Assistant's own rule: `config_entry_id`, optional when the integration has one
+entry) and read the tools are shared with the HTTP view.
 """
 
 from __future__ import annotations
 
+import json
 from typing import Any, cast
 
 from homeassistant.const import ATTR_CONFIG_ENTRY_ID
@@ -20,7 +23,7 @@ from homeassistant.core import (
     callback,
 )
 from homeassistant.exceptions import ServiceValidationError
-from homeassistant.helpers import config_validation as cv, service
+from homeassistant.helpers import config_validation as cv, llm, service
 import probatio
 
 from .const import DOMAIN, LOGGER
@@ -30,19 +33,31 @@ from .engine.definitions import (
     parse_tools,
     parse_tools_json,
 )
+from .llm_api import async_run_tool
 from .redact import redact_tools
 from .runtime import HttpToolsConfigEntry
+from .tools import EntryTools
 
 SERVICE_SET_TOOLS = "set_tools"
 SERVICE_GET_TOOLS = "get_tools"
 SERVICE_RESET_TOOLS = "reset_tools"
+SERVICE_RUN_TOOL = "run_tool"
 ATTR_TOOLS = "tools"
+ATTR_TOOL = "tool"
+ATTR_ARGUMENTS = "arguments"
 
 _ENTRY_SCHEMA = {probatio.Optional(ATTR_CONFIG_ENTRY_ID): cv.string}
 SET_TOOLS_SCHEMA = probatio.Schema(
     {**_ENTRY_SCHEMA, probatio.Required(ATTR_TOOLS): cv.match_all}
 )
 ENTRY_ONLY_SCHEMA = probatio.Schema(_ENTRY_SCHEMA)
+RUN_TOOL_SCHEMA = probatio.Schema(
+    {
+        **_ENTRY_SCHEMA,
+        probatio.Required(ATTR_TOOL): cv.string,
+        probatio.Optional(ATTR_ARGUMENTS): cv.match_all,
+    }
+)
 
 
 class NoDefinitionError(ValueError):
@@ -58,11 +73,12 @@ def resolve_entry(hass: HomeAssistant, entry_id: str | None) -> HttpToolsConfigE
     return entry
 
 
-def parse_tools_input(value: object) -> list[ToolDefinition]:
-    """Read tools given as a list or as JSON text (str or bytes).
+def parse_tools_input(value: object, tools: EntryTools) -> list[ToolDefinition]:
+    """Read tools given as a list or as JSON text (str or bytes), for `tools`.
 
-    Raises ToolDefinitionError naming the tool and field, or NoDefinitionError
-    when the input is valid but holds no definition.
+    Raises ToolDefinitionError naming the tool and field (also for a
+    `{secret:name}` the entry does not define), or NoDefinitionError when the
+    input is valid but holds no definition.
     """
     if isinstance(value, (str, bytes, bytearray)):
         definitions = parse_tools_json(
@@ -72,13 +88,14 @@ def parse_tools_input(value: object) -> list[ToolDefinition]:
         definitions = parse_tools(value)
     if not definitions:
         raise NoDefinitionError("the tool list holds no definition")
+    tools.check_secrets(definitions)
     return definitions
 
 
 async def _async_set_tools(call: ServiceCall) -> ServiceResponse:
     entry = resolve_entry(call.hass, call.data.get(ATTR_CONFIG_ENTRY_ID))
     try:
-        definitions = parse_tools_input(call.data[ATTR_TOOLS])
+        definitions = parse_tools_input(call.data[ATTR_TOOLS], entry.runtime_data.tools)
     except NoDefinitionError:
         raise ServiceValidationError(
             translation_domain=DOMAIN, translation_key="no_tool_definition"
@@ -89,31 +106,81 @@ async def _async_set_tools(call: ServiceCall) -> ServiceResponse:
             translation_key="invalid_tools",
             translation_placeholders={"error": str(err)},
         ) from None
-    active = entry.runtime_data.tools.set_override(definitions)
+    tools = entry.runtime_data.tools
+    tools.set_override(definitions)
     LOGGER.info(
         "Tools of %s replaced at runtime: %s",
         entry.title,
         ", ".join(d.name for d in definitions),
     )
-    return _response(active.as_response())
+    return _response(tools)
 
 
 async def _async_get_tools(call: ServiceCall) -> ServiceResponse:
     entry = resolve_entry(call.hass, call.data.get(ATTR_CONFIG_ENTRY_ID))
-    return _response(entry.runtime_data.tools.active.as_response())
+    return _response(entry.runtime_data.tools)
 
 
 async def _async_reset_tools(call: ServiceCall) -> ServiceResponse:
     entry = resolve_entry(call.hass, call.data.get(ATTR_CONFIG_ENTRY_ID))
-    active = entry.runtime_data.tools.reset()
+    entry.runtime_data.tools.reset()
     LOGGER.info("Tools of %s reset to the configured ones", entry.title)
-    return _response(active.as_response())
+    return _response(entry.runtime_data.tools)
 
 
-def _response(body: dict[str, Any]) -> ServiceResponse:
+def tools_response(tools: EntryTools) -> dict[str, Any]:
+    """`{ok, count, source, enabled, tools}` of the active tools."""
+    return tools.active.as_response(enabled=tools.enabled)
+
+
+def _response(tools: EntryTools) -> ServiceResponse:
     # Responses end up in automation traces, which users share: header
     # values (keys, tokens) are hidden, as in diagnostics.
+    body = tools_response(tools)
     return cast(ServiceResponse, {**body, "tools": redact_tools(body["tools"])})
+
+
+def _run_arguments(value: object) -> dict[str, Any]:
+    """The arguments of run_tool: an object, or the same as JSON text."""
+    if value is None:
+        return {}
+    if isinstance(value, str):
+        try:
+            value = json.loads(value) if value.strip() else {}
+        except ValueError as err:
+            raise ServiceValidationError(
+                translation_domain=DOMAIN,
+                translation_key="invalid_arguments",
+                translation_placeholders={"error": f"not valid JSON ({err})"},
+            ) from None
+    if not isinstance(value, dict):
+        raise ServiceValidationError(
+            translation_domain=DOMAIN,
+            translation_key="invalid_arguments",
+            translation_placeholders={"error": "they must be an object"},
+        )
+    return value
+
+
+async def _async_run_tool(call: ServiceCall) -> ServiceResponse:
+    entry = resolve_entry(call.hass, call.data.get(ATTR_CONFIG_ENTRY_ID))
+    arguments = _run_arguments(call.data.get(ATTR_ARGUMENTS))
+    context = llm.LLMContext(
+        platform=DOMAIN,
+        context=call.context,
+        language=call.hass.config.language,
+        assistant=DOMAIN,  # an action, no assistant
+        device_id=None,
+    )
+    result = await async_run_tool(
+        call.hass, entry.runtime_data, call.data[ATTR_TOOL], arguments, context
+    )
+    return {
+        "ok": result.ok,
+        "status": result.status,
+        "result": result.text,
+        "elapsed_ms": round(result.duration * 1000),
+    }
 
 
 @callback
@@ -142,4 +209,12 @@ def async_setup_services(hass: HomeAssistant) -> None:
         _async_reset_tools,
         schema=ENTRY_ONLY_SCHEMA,
         supports_response=SupportsResponse.OPTIONAL,
+    )
+    service.async_register_admin_service(
+        hass,
+        DOMAIN,
+        SERVICE_RUN_TOOL,
+        _async_run_tool,
+        schema=RUN_TOOL_SCHEMA,
+        supports_response=SupportsResponse.ONLY,
     )

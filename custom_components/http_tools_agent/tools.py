@@ -2,9 +2,11 @@
 
 Configured tools come from the options (`tools`) and the tools file
 (`tools_file`, one validator shared by setup and the options flow; a file
-that cannot be used is a repair issue). `set_tools` replaces them in memory
-until `reset_tools`, a reload or a restart. Every turn takes one immutable
-`ToolSet` snapshot, so a replacement never changes a turn already running.
+that cannot be used, also for a `{secret:name}` the options do not define,
+is a repair issue). `set_tools` replaces them in memory until `reset_tools`,
+a reload or a restart. Every turn takes one immutable `ToolSet` snapshot, so
+a replacement never changes a turn already running. The secrets (`secrets`
+option) stay here, apart from every definition and every report.
 """
 
 from __future__ import annotations
@@ -18,6 +20,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import issue_registry as ir
 
 from .const import (
+    CONF_SECRETS,
     CONF_TOOLS,
     CONF_TOOLS_FILE,
     DOMAIN,
@@ -32,6 +35,7 @@ from .const import (
 from .engine.definitions import (
     ToolDefinition,
     ToolDefinitionError,
+    check_secrets,
     parse_tools,
     parse_tools_json,
 )
@@ -55,12 +59,14 @@ class ToolSet:
         items = tuple(tools)
         return cls(items, source if items else SOURCE_NONE)
 
-    def as_response(self) -> dict[str, Any]:
-        """Return the `{ok, count, source, tools}` body of the services and view."""
+    def as_response(self, *, enabled: bool) -> dict[str, Any]:
+        """Return the `{ok, count, source, enabled, tools}` body of the
+        services and the view; `enabled`: whether tools are offered at all."""
         return {
             "ok": True,
             "count": len(self.tools),
             "source": self.source,
+            "enabled": enabled,
             "tools": [tool.as_dict() for tool in self.tools],
         }
 
@@ -83,15 +89,47 @@ class ConfiguredTools:
         return ToolSet.of(merged, SOURCE_FILE)
 
 
-class EntryTools:
-    """The configured tool set, the in-memory override and the on/off mode."""
+def secrets_of(options: Mapping[str, Any]) -> dict[str, str]:
+    """The entry's secrets (name -> value) from its options."""
+    stored = options.get(CONF_SECRETS)
+    if not isinstance(stored, Mapping):
+        return {}
+    return {str(k): v for k, v in stored.items() if isinstance(v, str) and v}
 
-    def __init__(self, configured: ConfiguredTools, enabled_mode: str) -> None:
+
+class EntryTools:
+    """The configured tool set, the in-memory override, the on/off mode and
+    the secrets the tools reference."""
+
+    def __init__(
+        self,
+        configured: ConfiguredTools,
+        enabled_mode: str,
+        secrets: Mapping[str, str] | None = None,
+    ) -> None:
         """Initialize with what the entry configures."""
         self.configured = configured
         self._configured_set = configured.tool_set()
         self._override: ToolSet | None = None
         self.enabled_mode = enabled_mode
+        self.secrets: Mapping[str, str] = dict(secrets or {})
+
+    def check_secrets(self, definitions: Iterable[ToolDefinition]) -> None:
+        """Raise ToolDefinitionError naming each tool and field whose
+        `{secret:name}` is not among the entry's secrets."""
+        check_secrets(definitions, self.secrets)
+
+    def offered(self, names: Iterable[str] = ()) -> tuple[ToolDefinition, ...]:
+        """The tools offered to a model: none when tools are off, else the
+        enabled tools of the active set (only `names`, when given)."""
+        if not self.enabled:
+            return ()
+        chosen = set(names)
+        return tuple(
+            tool
+            for tool in self.active.tools
+            if tool.enabled and (not chosen or tool.name in chosen)
+        )
 
     @property
     def active(self) -> ToolSet:
@@ -141,10 +179,13 @@ def tools_file_issue_id(entry_id: str) -> str:
     return f"tools_file_{entry_id}"
 
 
-def _read_tools_file(path: Path, value: str) -> list[ToolDefinition]:
+def _read_tools_file(
+    path: Path, value: str, secrets: Iterable[str]
+) -> list[ToolDefinition]:
     """Read and validate a tools file (runs in the executor)."""
     try:
-        return parse_tools_json(path.read_bytes())
+        definitions = parse_tools_json(path.read_bytes())
+        check_secrets(definitions, secrets)
     except FileNotFoundError:
         raise ToolsFileError(
             "tools_file_not_found", str(path), f"file not found: {path}"
@@ -161,17 +202,21 @@ def _read_tools_file(path: Path, value: str) -> list[ToolDefinition]:
         raise ToolsFileError(
             "tools_file_unreadable", reason, f"cannot read {reason}"
         ) from None
+    return definitions
 
 
 async def async_read_tools_file(
-    hass: HomeAssistant, value: str
+    hass: HomeAssistant, value: str, secrets: Iterable[str] = ()
 ) -> list[ToolDefinition]:
-    """Read the tools file `value` (relative to the config dir).
+    """Read the tools file `value` (relative to the config dir); each
+    `{secret:name}` in it must be one of `secrets`.
 
     Raises ToolsFileError.
     """
     path = Path(hass.config.path(value.strip()))
-    return await hass.async_add_executor_job(_read_tools_file, path, value)
+    return await hass.async_add_executor_job(
+        _read_tools_file, path, value, frozenset(secrets)
+    )
 
 
 async def async_load_configured_tools(
@@ -182,19 +227,25 @@ async def async_load_configured_tools(
     A missing or invalid file never stops the options' tools from working.
     """
     options_tools: list[ToolDefinition] = []
+    secrets = secrets_of(options)
     try:
         options_tools = parse_tools(options.get(CONF_TOOLS) or [])
     except ToolDefinitionError as err:
         # The options flow refuses invalid tools; this only happens when
         # storage was edited by hand.
         LOGGER.error("Ignoring invalid tools in the options: %s", err)
+    try:
+        check_secrets(options_tools, secrets)
+    except ToolDefinitionError as err:
+        # Same: a tool using it answers that the secret is not defined.
+        LOGGER.error("Tools in the options miss secrets: %s", err)
 
     file_tools: list[ToolDefinition] = []
     file_error: str | None = None
     issue_id = tools_file_issue_id(entry_id)
     if file_value := (options.get(CONF_TOOLS_FILE) or "").strip():
         try:
-            file_tools = await async_read_tools_file(hass, file_value)
+            file_tools = await async_read_tools_file(hass, file_value, secrets)
         except ToolsFileError as err:
             file_error = str(err)
     if file_error is None:

@@ -1,7 +1,8 @@
 // Drives Debian's Chromium (headless, Playwright core) through the Home
 // Assistant UI, as a user would: log in, add the integration, add a second
-// conversation agent, paste tools into the options flow (an invalid one
-// first), open the Assist dialog, ask for the weather and see the answer.
+// conversation agent, paste tools into the options flow's JSON editor (an
+// invalid one first), add, edit and delete a tool through the tool editor's
+// forms, open the Assist dialog, ask for the weather and see the answer.
 //
 //   node tests/browser/drive.mjs STATE.json ARTIFACT_DIR
 //
@@ -51,6 +52,11 @@ const weatherTool = {
 // A typo users make: `metod`. The form must say which tool and which field.
 const INVALID_TOOLS = JSON.stringify([{ ...weatherTool, method: undefined, metod: 'GET' }], null, 2);
 const VALID_TOOLS = JSON.stringify([weatherTool], null, 2);
+const SETTINGS_MENU = 'Settings, tools file and tools as JSON';
+const SECRET_VALUE = 'bell-secret-4711';
+// Required fields are labelled with a star.
+const NAME_FIELD = /^Name\*?$/;
+const URL_FIELD = /^URL\*?$/;
 
 const userDataDir = fs.mkdtempSync(path.join(os.tmpdir(), 'hta-chromium-'));
 const context = await chromium.launchPersistentContext(userDataDir, {
@@ -112,6 +118,29 @@ async function step(name, fn) {
 /** Call Home Assistant's websocket API through the frontend's own connection. */
 async function callWS(message) {
   return page.evaluate((msg) => document.querySelector('home-assistant').hass.callWS(msg), message);
+}
+
+/** The active tools, as the REST endpoint reports them. */
+async function activeTools() {
+  const resp = await fetch(`${state.url}/api/http_tools_agent/tools`, {
+    headers: { Authorization: `Bearer ${state.token}` },
+  });
+  assert.equal(resp.status, 200);
+  return resp.json();
+}
+
+/** Open Configure on the integration page and pick a menu entry. */
+async function openOptions(menuEntry) {
+  await page.getByRole('button', { name: 'Configure' }).first().click();
+  await flowDialog().getByText(menuEntry, { exact: true }).click();
+}
+
+/** Submit a form of the options flow that saves, and close the dialog. */
+async function submitAndClose() {
+  await flowDialog().getByRole('button', { name: 'Submit' }).click();
+  await flowDialog().getByText(/Options successfully saved|Success/i).first().waitFor();
+  await flowDialog().getByRole('button', { name: /finish|close/i }).first().click();
+  await flowDialog().waitFor({ state: 'hidden' });
 }
 
 async function control() {
@@ -203,8 +232,7 @@ try {
   });
 
   await step('Configure: invalid tools first, the error names tool and field', async () => {
-    await page.getByRole('button', { name: 'Configure' }).first().click();
-    await flowDialog().getByText('Edit the tools and settings').click();
+    await openOptions(SETTINGS_MENU);
     const editor = flowDialog().getByRole('textbox', { name: 'Tools (JSON)' });
     await editor.fill(INVALID_TOOLS);
     await flowDialog().getByRole('button', { name: 'Submit' }).click();
@@ -231,14 +259,97 @@ try {
   });
 
   await step('Configure again: the saved tools are active', async () => {
-    await page.getByRole('button', { name: 'Configure' }).first().click();
-    await flowDialog().getByText('Edit the tools and settings').click();
+    await openOptions(SETTINGS_MENU);
     await flowDialog().getByText(/Active tools now \(1, source options\): get_weather/).waitFor();
     const editor = flowDialog().getByRole('textbox', { name: 'Tools (JSON)' });
     assert.equal(JSON.parse(await editor.inputValue())[0].name, 'get_weather');
     await shot('options-active-tools');
     await flowDialog().getByRole('button', { name: 'Close' }).first().click();
     await flowDialog().waitFor({ state: 'hidden' });
+  });
+
+  await step('Secrets: a key typed in a password field', async () => {
+    await openOptions('Secrets (API keys, tokens)');
+    const form = flowDialog();
+    await form.getByRole('textbox', { name: /^Name/ }).fill('bell_key');
+    const value = form.getByRole('textbox', { name: /^Value/ });
+    assert.equal(await value.getAttribute('type'), 'password');
+    await value.fill(SECRET_VALUE);
+    await shot('secrets-form');
+    await submitAndClose();
+    await openOptions('Secrets (API keys, tokens)');
+    await flowDialog().getByText(/Defined secrets: bell_key/).waitFor();
+    const text = await flowDialog().innerText();
+    assert.ok(!text.includes(SECRET_VALUE), 'a secret is never shown back');
+    await flowDialog().getByRole('button', { name: 'Close' }).first().click();
+    await flowDialog().waitFor({ state: 'hidden' });
+  });
+
+  await step('Add a tool through the form: an invalid URL first, then saved', async () => {
+    await openOptions('Add a tool');
+    const form = flowDialog();
+    await form.getByRole('textbox', { name: NAME_FIELD }).fill('ring_doorbell');
+    await form.getByRole('textbox', { name: 'Description', exact: true }).fill('Ring the doorbell chime.');
+    const url = form.getByRole('textbox', { name: URL_FIELD });
+    await url.fill('ftp://doorbell.lan/ring');
+    await form.getByRole('button', { name: 'Submit' }).click();
+    const error = form.getByText(/url: must be an http or https URL/);
+    await error.waitFor();
+    const text = await error.innerText();
+    console.log(`drive:   error shown: ${text}`);
+    assert.match(text, /ring_doorbell/, 'the error names the tool');
+    await error.scrollIntoViewIfNeeded();
+    await shot('tool-form-invalid-url');
+    const formText = await form.innerText();
+    assert.ok(!formText.includes('Translation error'), 'every string renders');
+    await url.fill(`${state.tools_url}/doorbell`);
+    // A header, through the object selector's own small form.
+    await form.getByRole('button', { name: 'Add', exact: true }).click();
+    // Its dialog: "Header*" and "Value*", then its own "Add" button.
+    const headerName = page.getByRole('textbox', { name: /^Header\*?$/ });
+    await headerName.fill('X-Key');
+    await page.getByRole('textbox', { name: /^Value\*?$/ }).fill('{secret:bell_key}');
+    await shot('tool-form-header');
+    // Two "Add" buttons now: the field's, then its dialog's (later in the page).
+    await page.getByRole('button', { name: 'Add', exact: true }).last().click();
+    await headerName.waitFor({ state: 'hidden' });
+    await form.getByText('X-Key').first().scrollIntoViewIfNeeded();
+    await shot('tool-form-add');
+    await submitAndClose();
+    const body = await activeTools();
+    assert.deepEqual(body.tools.map((t) => t.name), ['get_weather', 'ring_doorbell']);
+    assert.deepEqual(body.tools[1].headers, { 'X-Key': '{secret:bell_key}' });
+    assert.ok(!JSON.stringify(body).includes(SECRET_VALUE), 'no secret in the REST answer');
+  });
+
+  await step('Edit the tool through the form: rename it', async () => {
+    await openOptions('Edit a tool');
+    const form = flowDialog();
+    await form.getByRole('radio', { name: 'ring_doorbell' }).check();
+    await form.getByRole('button', { name: 'Submit' }).click();
+    await form.getByText('Edit the tool ring_doorbell').waitFor();
+    const name = form.getByRole('textbox', { name: NAME_FIELD });
+    assert.equal(await name.inputValue(), 'ring_doorbell');
+    assert.equal(await form.getByRole('textbox', { name: URL_FIELD }).inputValue(), `${state.tools_url}/doorbell`);
+    await name.fill('ring_bell');
+    await shot('tool-form-edit');
+    await submitAndClose();
+    const tools = (await activeTools()).tools.map((t) => t.name);
+    assert.deepEqual(tools, ['get_weather', 'ring_bell']);
+  });
+
+  await step('Delete the tool through the form', async () => {
+    await openOptions('Delete tools');
+    const form = flowDialog();
+    // The check box's own input sits under its styling: click the label.
+    await form.getByText('ring_bell', { exact: true }).click();
+    assert.ok(await form.getByRole('checkbox', { name: 'ring_bell' }).isChecked());
+    assert.ok(!(await form.getByRole('checkbox', { name: 'get_weather' }).isChecked()));
+    await shot('tool-form-delete');
+    await submitAndClose();
+    const body = await activeTools();
+    assert.deepEqual(body.tools.map((t) => t.name), ['get_weather']);
+    assert.equal(body.enabled, true);
   });
 
   let agentId;

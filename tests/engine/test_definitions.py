@@ -215,8 +215,14 @@ def test_duplicate_names() -> None:
         ("a.example/x", "must be an absolute http or https URL"),
         ("https:///x", "must include a host"),
         ("https://a.example:99999/", "is not a valid URL"),
-        ("https://{a}.example/x", "placeholders are only allowed in the path"),
-        ("https://a.example{a}", "placeholders are only allowed in the path"),
+        (
+            "https://{a}.example/x",
+            "placeholders and secrets are only allowed in the path",
+        ),
+        (
+            "https://a.example{a}",
+            "placeholders and secrets are only allowed in the path",
+        ),
         ("https://a.example/{c}", "placeholder '{c}' names no declared parameter"),
         ("https://a.example/{a", "invalid placeholder at position 18"),
         ("https://a.example/{a b}", "invalid placeholder"),

@@ -1,8 +1,8 @@
 """Tool definitions: parse and validate the file format.
 
 A JSON array of objects, one per tool: ``name``, ``description``,
-``parameters``, ``url``, ``method``, ``headers`` and ``timeout`` (the
-operating guide's fields, section 3, plus a per-tool timeout). Every problem
+``parameters``, ``url``, ``method``, ``headers`` (the operating guide's
+fields, section 3), ``timeout``, ``enabled`` and ``verify_ssl``. Every problem
 is collected before raising, each naming the tool and the field. The rules
 are in ``docs/tool-format.md``; :mod:`.fields` checks each field.
 """
@@ -21,6 +21,7 @@ from .fields import (
     check_known_fields,
     declared_properties,
     parse_description,
+    parse_flag,
     parse_headers,
     parse_method,
     parse_name,
@@ -29,7 +30,7 @@ from .fields import (
     parse_url,
     type_name,
 )
-from .templates import template_placeholders
+from .templates import template_placeholders, template_secrets
 
 
 @dataclass(frozen=True, slots=True)
@@ -76,6 +77,10 @@ class ToolDefinition:
     method: str
     headers: dict[str, str]
     timeout: float | None
+    # Offered to the model; a disabled tool is kept and reported, not offered.
+    enabled: bool = True
+    # False: the request accepts any TLS certificate (LAN devices).
+    verify_ssl: bool = True
 
     def as_dict(self) -> dict[str, Any]:
         """Back to the file format; round-trips through :func:`parse_tools`."""
@@ -90,12 +95,32 @@ class ToolDefinition:
             data["headers"] = dict(self.headers)
         if self.timeout is not None:
             data["timeout"] = self.timeout
+        if not self.enabled:
+            data["enabled"] = False
+        if not self.verify_ssl:
+            data["verify_ssl"] = False
         return data
 
     @property
     def placeholders(self) -> frozenset[str]:
         """Names used as placeholders in the URL and in header values."""
         return template_placeholders(self.url) | self.header_placeholders
+
+    @property
+    def secret_references(self) -> dict[str, frozenset[str]]:
+        """The ``{secret:name}`` names each field uses (``url``, ``headers.X``)."""
+        found = {"url": template_secrets(self.url)}
+        for key, value in self.headers.items():
+            found[f"headers.{key}"] = template_secrets(value)
+        return {field: names for field, names in found.items() if names}
+
+    @property
+    def secret_names(self) -> frozenset[str]:
+        """Every secret the tool's request needs."""
+        names: frozenset[str] = frozenset()
+        for used in self.secret_references.values():
+            names |= used
+        return names
 
     @property
     def header_placeholders(self) -> frozenset[str]:
@@ -126,6 +151,8 @@ def _parse_one(
     method = parse_method(raw.get("method"), out)
     headers = parse_headers(raw.get("headers"), declared, out)
     timeout = parse_timeout(raw.get("timeout"), out)
+    enabled = parse_flag(raw.get("enabled"), "enabled", out)
+    verify_ssl = parse_flag(raw.get("verify_ssl"), "verify_ssl", out)
     problems.extend(DefinitionProblem(index, tool, f, m) for f, m in out.found)
     if out.count or parsed_name is None or url is None or method is None:
         return None
@@ -137,6 +164,8 @@ def _parse_one(
         method=method,
         headers=headers,
         timeout=timeout,
+        enabled=enabled,
+        verify_ssl=verify_ssl,
     )
 
 
@@ -217,3 +246,40 @@ def parse_tools_json(raw: str | bytes) -> list[ToolDefinition]:
     if not isinstance(data, list):
         raise fail(f"tool definitions must be a JSON array, got {type_name(data)}")
     return parse_tools(data)
+
+
+def missing_secrets(
+    definitions: Iterable[ToolDefinition],
+    available: Iterable[str],
+    *,
+    numbered: bool = True,
+) -> list[DefinitionProblem]:
+    """One problem per ``{secret:name}`` that ``available`` does not hold.
+
+    Each names the tool (its position when ``numbered``) and the field.
+    """
+    known = set(available)
+    problems: list[DefinitionProblem] = []
+    for index, definition in enumerate(definitions):
+        for field, names in definition.secret_references.items():
+            problems.extend(
+                DefinitionProblem(
+                    index if numbered else None,
+                    definition.name,
+                    field,
+                    f"secret '{name}' is not defined",
+                )
+                for name in sorted(names - known)
+            )
+    return problems
+
+
+def check_secrets(
+    definitions: Iterable[ToolDefinition],
+    available: Iterable[str],
+    *,
+    numbered: bool = True,
+) -> None:
+    """Raise :class:`ToolDefinitionError` when a referenced secret is missing."""
+    if problems := missing_secrets(definitions, available, numbered=numbered):
+        raise ToolDefinitionError(problems)

@@ -7,10 +7,13 @@ failure becomes one of the guide's error texts (section 6)::
     Error: HTTP <status> — <body>
     Error: tool request failed: <error>
 
-plus the argument errors of :mod:`.requests`. Finding the tool a call names
-is the caller's business (and so is ``Error: unknown tool``). It bounds the
-time, the bytes read and the text returned, follows redirects on the same
-host only, and never lets a header value into a text. The rules are in
+plus the argument and secret errors of :mod:`.requests` and
+``Error: host '<host>' is not allowed for tool '<name>'`` when a host policy
+refuses the request. Finding the tool a call names is the caller's business
+(and so is ``Error: unknown tool``). It bounds the time, the bytes read and
+the text returned, follows redirects on the same host only, and never lets a
+header value into an error text nor a secret into any text (a server that
+echoes a secret back has it replaced by ``***``). The rules are in
 ``docs/tool-format.md`` ("What the model receives").
 """
 
@@ -29,6 +32,7 @@ from yarl import URL
 
 from .definitions import ToolDefinition
 from .fields import http_method
+from .hosts import HostPolicy
 from .requests import PreparedRequest, RequestBuildError, build_request
 
 DEFAULT_TIMEOUT = 15.0
@@ -118,6 +122,7 @@ async def _send(
     prepared: PreparedRequest,
     seconds: float,
     limit: int,
+    verify_ssl: bool,
 ) -> _Response:
     url = URL(prepared.url, encoded=True)
     method = prepared.method
@@ -133,6 +138,9 @@ async def _send(
             data=body,
             allow_redirects=False,
             timeout=client_timeout,
+            # True keeps the session's own verification; False accepts any
+            # certificate (a LAN device's self-signed one).
+            ssl=verify_ssl,
         ) as response:
             note: str | None = None
             location = response.headers.get("Location")
@@ -183,16 +191,31 @@ def _decode(data: bytes, charset: str | None, final: bool) -> str:
         )
 
 
-def _scrub(message: str, headers: Mapping[str, str]) -> str:
-    """Remove every header value (secrets) from ``message``."""
-    for value in sorted(headers.values(), key=len, reverse=True):
+def _scrub(
+    message: str, headers: Mapping[str, str], secrets: tuple[str, ...] = ()
+) -> str:
+    """Remove every header value and secret from ``message``."""
+    return _hide(message, (*headers.values(), *secrets))
+
+
+def _hide(text: str, values: tuple[str, ...]) -> str:
+    """Replace each of ``values`` (longest first) in ``text`` with ``***``."""
+    for value in sorted(values, key=len, reverse=True):
         if len(value) >= _MIN_SECRET_LENGTH:
-            message = message.replace(value, "***")
-    return message
+            text = text.replace(value, "***")
+    return text
 
 
 def _describe(err: BaseException) -> str:
     text = str(err).strip()
+    if isinstance(err, aiohttp.ClientConnectorCertificateError):
+        cert = err.certificate_error
+        why = getattr(cert, "verify_message", None) or str(cert)
+        return (
+            f"the TLS certificate of {err.host}:{err.port} is not trusted ({why}); "
+            'for a device with its own certificate, set "verify_ssl": false '
+            "on the tool"
+        )
     if isinstance(err, aiohttp.InvalidURL):
         return f"invalid URL {text}".strip()
     if isinstance(err, aiohttp.NonHttpUrlClientError):
@@ -208,8 +231,14 @@ async def run_tool(
     timeout: float = DEFAULT_TIMEOUT,  # noqa: ASYNC109  (public interface)
     max_chars: int = DEFAULT_MAX_CHARS,
     max_bytes: int = DEFAULT_MAX_BYTES,
+    secrets: Mapping[str, str] | None = None,
+    hosts: HostPolicy | None = None,
 ) -> ToolRunResult:
-    """Run ``definition`` with ``arguments``; every failure becomes text."""
+    """Run ``definition`` with ``arguments``; every failure becomes text.
+
+    ``secrets`` fill the definition's ``{secret:name}`` references; ``hosts``
+    (default: any host) limits the hosts the request may reach.
+    """
     started = time.monotonic()
     max_chars = max(int(max_chars), 1)
 
@@ -241,13 +270,21 @@ async def run_tool(
     # Reported with the outcome; build_request refuses an invalid one.
     method = http_method(definition.method)
     try:
-        prepared = build_request(definition, arguments)
+        prepared = build_request(definition, arguments, secrets)
     except RequestBuildError as err:
         return finish(err.text, method=method, error=err.reason)
     except Exception as err:  # a definition built by hand
         reason = f"cannot build the request: {type(err).__name__}"
         return finish(
             f"Error: tool request failed: {reason}", method=method, error=reason
+        )
+
+    if hosts is not None and not hosts.allows(host := URL(prepared.url).host):
+        reason = f"host '{host}' is not allowed"
+        return finish(
+            f"Error: {reason} for tool '{definition.name}'",
+            method=method,
+            error=reason,
         )
 
     seconds = definition.timeout if definition.timeout is not None else timeout
@@ -260,19 +297,24 @@ async def run_tool(
     limit = max(min(int(max_bytes), 4 * max_chars + 16), 0)
     try:
         async with asyncio.timeout(seconds):
-            response = await _send(session, prepared, seconds, limit)
+            response = await _send(
+                session, prepared, seconds, limit, definition.verify_ssl is not False
+            )
     except TimeoutError:
         reason = f"timeout after {_format_seconds(seconds)} s"
         return finish(
             f"Error: tool request failed: {reason}", method=method, error=reason
         )
     except Exception as err:  # never raise: the model gets text
-        reason = _scrub(_describe(err), prepared.headers)
+        reason = _scrub(_describe(err), prepared.headers, prepared.secret_values)
         return finish(
             f"Error: tool request failed: {reason}", method=method, error=reason
         )
 
     body = _decode(response.data, response.charset, final=not response.capped)
+    # A server that echoes the request (httpbin...) must not hand the model
+    # a secret.
+    body = _hide(body, prepared.secret_values)
     status = response.status
     common: dict[str, Any] = {
         "method": method,

@@ -15,6 +15,7 @@ import math
 import re
 from typing import Any
 
+from .schemas import check_schema
 from .templates import (
     PLACEHOLDER_NAME_RE,
     parse_template,
@@ -35,6 +36,8 @@ KNOWN_FIELDS = (
     "method",
     "headers",
     "timeout",
+    "enabled",
+    "verify_ssl",
 )
 
 NAME_RE = PLACEHOLDER_NAME_RE  # tool names and placeholders: one rule
@@ -168,6 +171,11 @@ def parse_parameters(raw: object, out: FieldProblems) -> dict[str, Any]:
                     f"parameters.properties.{key}",
                     f"must be an object (a JSON Schema), got {type_name(schema)}",
                 )
+            else:
+                check_schema(schema, f"parameters.properties.{key}", out.add)
+    # The other keywords of the top level (additionalProperties, $defs...).
+    rest = {k: v for k, v in raw.items() if k not in ("type", "properties", "required")}
+    check_schema(rest, "parameters", out.add)
     if "required" in raw:
         required = raw["required"]
         if not isinstance(required, list):
@@ -297,3 +305,13 @@ def parse_timeout(raw: object, out: FieldProblems) -> float | None:
         out.add("timeout", f"must be greater than 0 and at most {MAX_TIMEOUT:g} s")
         return None
     return value
+
+
+def parse_flag(raw: object, field: str, out: FieldProblems) -> bool:
+    """A boolean field that defaults to true (``enabled``, ``verify_ssl``)."""
+    if raw is None:
+        return True
+    if not isinstance(raw, bool):
+        out.add(field, f"must be true or false, got {type_name(raw)}")
+        return True
+    return raw

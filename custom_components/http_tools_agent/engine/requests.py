@@ -2,7 +2,8 @@
 
 Placeholders take their arguments' values (percent-encoded in the URL, so no
 value can change the server, the path's structure, the query or the
-fragment); the remaining arguments go to the query for ``GET``, ``HEAD``,
+fragment); ``{secret:name}`` takes the caller's secret, never an argument
+(also percent-encoded in the URL); the remaining arguments go to the query for ``GET``, ``HEAD``,
 ``OPTIONS``, ``TRACE`` and ``DELETE`` and to a JSON body for every other
 verb. A request that cannot be built raises :class:`RequestBuildError` with
 the text the model receives; no partial request is ever built. The rules are
@@ -21,7 +22,13 @@ from urllib.parse import quote
 
 from .definitions import ToolDefinition
 from .fields import HEADER_CONTROL_RE, http_method
-from .templates import Placeholder, TemplatePart, parse_template, parse_url_template
+from .templates import (
+    Placeholder,
+    Secret,
+    TemplatePart,
+    parse_template,
+    parse_url_template,
+)
 
 QUERY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "DELETE"})
 JSON_CONTENT_TYPE = "application/json"
@@ -39,6 +46,8 @@ class PreparedRequest:
     url: str
     headers: dict[str, str]
     json_body: Any | None
+    # The secret values in the request: never to appear in a text.
+    secret_values: tuple[str, ...] = ()
 
     def body(self) -> bytes | None:
         """The body as compact UTF-8 JSON, ``None`` when there is none."""
@@ -113,10 +122,35 @@ def _missing(name: str, definition: ToolDefinition) -> RequestBuildError:
 class _Renderer:
     """Render placeholders, remembering which arguments were consumed."""
 
-    def __init__(self, definition: ToolDefinition, arguments: Mapping[str, Any]):
+    def __init__(
+        self,
+        definition: ToolDefinition,
+        arguments: Mapping[str, Any],
+        secrets: Mapping[str, str],
+    ):
         self.definition = definition
         self.arguments = arguments
+        self.secrets = secrets
         self.consumed: set[str] = set()
+        self.secret_values: list[str] = []
+
+    def secret(self, name: str) -> str:
+        """The secret ``name``: only the caller's secrets, never an argument."""
+        value = self.secrets.get(name)
+        if not isinstance(value, str) or not value:
+            raise RequestBuildError(
+                f"Error: secret '{name}' of tool '{self.definition.name}' "
+                "is not defined",
+                f"secret '{name}' is not defined",
+            )
+        if HEADER_CONTROL_RE.search(value):
+            raise RequestBuildError(
+                f"Error: secret '{name}' of tool '{self.definition.name}' "
+                "contains control characters",
+                f"secret '{name}' contains control characters",
+            )
+        self.secret_values.append(value)
+        return value
 
     def value(self, name: str) -> str:
         value = self.arguments.get(name)
@@ -178,10 +212,13 @@ def _build_url(
     fragment: list[str] = []
     has_query = False
     for part in template.rest:
-        if isinstance(part, Placeholder):
-            encoded = _encode(renderer.value(part.name))
+        if isinstance(part, (Placeholder, Secret)):
+            is_value = isinstance(part, Placeholder)
+            raw = renderer.value(part.name) if is_value else renderer.secret(part.name)
+            encoded = _encode(raw)
             if state == "path":
-                path.append((encoded, part.name))
+                # A secret is the user's own text: no segment checks.
+                path.append((encoded, part.name if is_value else None))
             elif state == "query":
                 query.append(encoded)
             else:
@@ -252,6 +289,8 @@ def _render_header(
                     "header values cannot contain control characters (CR, LF, NUL)",
                 )
             out.append(text)
+        elif isinstance(part, Secret):
+            out.append(renderer.secret(part.name))
         elif HEADER_CONTROL_RE.search(part):
             raise RequestBuildError(
                 f"Error: invalid header '{name}' for tool '{definition.name}': "
@@ -263,9 +302,14 @@ def _render_header(
 
 
 def build_request(
-    definition: ToolDefinition, arguments: Mapping[str, Any]
+    definition: ToolDefinition,
+    arguments: Mapping[str, Any],
+    secrets: Mapping[str, str] | None = None,
 ) -> PreparedRequest:
-    """Build the request for one call; raise :class:`RequestBuildError`."""
+    """Build the request for one call; raise :class:`RequestBuildError`.
+
+    ``secrets`` fill the ``{secret:name}`` references; arguments never do.
+    """
     method = http_method(definition.method)
     if method is None:  # a definition built by hand: parse_tools refuses it
         raise RequestBuildError(
@@ -283,7 +327,7 @@ def build_request(
     for name in required if isinstance(required, list) else ():
         if isinstance(name, str) and arguments.get(name) is None:
             raise _missing(name, definition)
-    renderer = _Renderer(definition, arguments)
+    renderer = _Renderer(definition, arguments, secrets or {})
     base, query, has_query, fragment = _build_url(definition, renderer)
     headers = {
         name: _render_header(value, name, definition, renderer)
@@ -315,4 +359,10 @@ def build_request(
         url += "?" + query
     if fragment is not None:
         url += "#" + fragment
-    return PreparedRequest(method=method, url=url, headers=headers, json_body=json_body)
+    return PreparedRequest(
+        method=method,
+        url=url,
+        headers=headers,
+        json_body=json_body,
+        secret_values=tuple(renderer.secret_values),
+    )

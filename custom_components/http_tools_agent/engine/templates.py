@@ -1,9 +1,11 @@
 """``{placeholder}`` templates for tool URLs and header values.
 
 ``{name}`` is a placeholder (1-64 letters, digits, ``_`` or ``-``: the rule of
-tool names); ``{{`` and ``}}`` are literal braces; any other brace is an
-error. A URL template keeps its scheme and host fixed: placeholders may stand
-in its path, query and fragment only, so the model never chooses the server.
+tool names) that a call's argument fills; ``{secret:name}`` is a secret that
+only the caller's secrets fill, never an argument; ``{{`` and ``}}`` are
+literal braces; any other brace is an error. A URL template keeps its scheme
+and host fixed: placeholders and secrets may stand in its path, query and
+fragment only, so the model never chooses the server.
 """
 
 from __future__ import annotations
@@ -25,15 +27,24 @@ class Placeholder:
     name: str
 
 
-type TemplatePart = str | Placeholder
+@dataclass(frozen=True, slots=True)
+class Secret:
+    """A ``{secret:name}`` in a template: filled from the secrets only."""
+
+    name: str
+
+
+type TemplatePart = str | Placeholder | Secret
+
+SECRET_PREFIX = "secret:"  # noqa: S105  (the syntax, not a password)
 
 
 @lru_cache(maxsize=1024)
 def parse_template(text: str) -> tuple[TemplatePart, ...]:
-    """Split ``text`` into literal strings and placeholders.
+    """Split ``text`` into literal strings, placeholders and secrets.
 
     ``{{`` and ``}}`` are literal braces. Raises ``ValueError`` on any other
-    brace that does not form a valid ``{name}``.
+    brace that does not form a valid ``{name}`` or ``{secret:name}``.
     """
     parts: list[TemplatePart] = []
     literal: list[str] = []
@@ -48,16 +59,19 @@ def parse_template(text: str) -> tuple[TemplatePart, ...]:
                 continue
             end = text.find("}", i + 1)
             name = text[i + 1 : end] if end != -1 else ""
+            secret = name.startswith(SECRET_PREFIX)
+            if secret:
+                name = name.removeprefix(SECRET_PREFIX)
             if end == -1 or PLACEHOLDER_NAME_RE.fullmatch(name) is None:
                 raise ValueError(
-                    f"invalid placeholder at position {i}: use {{name}} with "
-                    "letters, digits, '_' or '-', and write literal braces as "
-                    "'{{' and '}}'"
+                    f"invalid placeholder at position {i}: use {{name}} or "
+                    "{secret:name} with letters, digits, '_' or '-', and write "
+                    "literal braces as '{{' and '}}'"
                 )
             if literal:
                 parts.append("".join(literal))
                 literal = []
-            parts.append(Placeholder(name))
+            parts.append(Secret(name) if secret else Placeholder(name))
             i = end + 1
             continue
         if char == "}":
@@ -82,6 +96,15 @@ def template_placeholders(text: str) -> frozenset[str]:
     except ValueError:
         return frozenset()
     return frozenset(part.name for part in parts if isinstance(part, Placeholder))
+
+
+def template_secrets(text: str) -> frozenset[str]:
+    """Secret names used in ``text`` (empty when the template is invalid)."""
+    try:
+        parts = parse_template(text)
+    except ValueError:
+        return frozenset()
+    return frozenset(part.name for part in parts if isinstance(part, Secret))
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,8 +133,8 @@ def parse_url_template(url: str) -> UrlTemplate:
     if cut == -1:
         if len(parts) > 1:
             raise ValueError(
-                "placeholders are only allowed in the path, query or fragment, "
-                "not in the scheme or host"
+                "placeholders and secrets are only allowed in the path, query "
+                "or fragment, not in the scheme or host"
             )
         cut = len(after)
     authority = after[:cut]
