@@ -5,8 +5,9 @@ fresh conversation, go through Assist pipelines that end in a streaming
 Wyoming TTS (espeak-ng), one pipeline per agent:
 
 - `ours`: this integration;
-- `ours-before`: ours with Home Assistant's clock left in the system prompt
-  (the prompt layout before the stable prefix, for comparison);
+- `ours-before`: ours without the date-and-time tool, so Home Assistant's
+  clock line stays in the system prompt (the prompt before the stable
+  prefix, for comparison);
 - `core`: Home Assistant core's `llama_cpp` agent with our HTTP tools API.
 
 Each agent's questions run back to back (a server slot caches one prompt).
@@ -54,12 +55,12 @@ from homeassistant.components.assist_pipeline.pipeline import (
     PipelineStage,
 )
 from homeassistant.core import Context, HomeAssistant
-from homeassistant.helpers import chat_session
+from homeassistant.helpers import chat_session, llm
 from homeassistant.setup import async_setup_component
 
 from bench._ha import home_assistant, log, machine, table
 from bench.llm_proxy import Exchange, RecordingProxy
-from custom_components.http_tools_agent import openai_format, stable_prompt
+from custom_components.http_tools_agent.llm_api import DateTimeTool, HttpToolsAPI
 from dev.tool_server import DemoToolServer, tool_definitions
 from tests.e2e.harness import ModelServer, setup_llama_cpp, setup_ours
 from tests.voice.conftest import add_wyoming_service, entity_of
@@ -88,21 +89,24 @@ class Turn:
     exchanges: list[Exchange] = field(default_factory=list)
 
 
-def _keep_clock(prompt: str) -> tuple[str, bool]:
-    return prompt, False
-
-
 @contextmanager
 def clock_in_system_prompt() -> Iterator[None]:
-    """The layout before the stable prefix: Home Assistant's clock stays."""
-    original = stable_prompt.without_clock
-    for module in (stable_prompt, openai_format):
-        module.without_clock = _keep_clock  # type: ignore[attr-defined]
+    """The layout before the stable prefix: no date-and-time tool, so Home
+    Assistant puts its clock line (to the second) into the system prompt."""
+    original = HttpToolsAPI.async_get_api_instance
+
+    async def without_clock_tool(
+        self: HttpToolsAPI, llm_context: llm.LLMContext
+    ) -> llm.APIInstance:
+        instance = await original(self, llm_context)
+        instance.tools = [t for t in instance.tools if not isinstance(t, DateTimeTool)]
+        return instance
+
+    HttpToolsAPI.async_get_api_instance = without_clock_tool  # type: ignore[method-assign]
     try:
         yield
     finally:
-        for module in (stable_prompt, openai_format):
-            module.without_clock = original  # type: ignore[attr-defined]
+        HttpToolsAPI.async_get_api_instance = original  # type: ignore[method-assign]
 
 
 async def make_pipeline(hass: HomeAssistant, agent_id: str, tts_id: str) -> Pipeline:

@@ -16,7 +16,6 @@ The loopback servers are in `tests/servers.py`, the markup checks in
 from __future__ import annotations
 
 from collections.abc import Mapping
-import re
 from typing import Any
 
 from homeassistant.auth.models import User
@@ -152,23 +151,12 @@ def chat_log_deltas(events: list[PipelineEvent]) -> list[dict[str, Any]]:
     ]
 
 
-# The time a user message was asked, before its words (`stable_prompt`).
-ASKED_AT_RE = re.compile(
-    r"Current time is \d\d:\d\d\. Today's date is \d{4}-\d\d-\d\d\.\n\n"
-)
-
-
 def question(message: Mapping[str, Any]) -> str:
-    """The user's own words of a user message sent to the model.
-
-    Each user message starts with the minute it was asked (the system prompt
-    holds no clock, so the server's prompt cache keeps working).
-    """
+    """The user's words of a user message sent to the model: exactly what
+    was said (the clock is a tool, not part of the message)."""
     assert message["role"] == "user", message
     text: str = message["content"]
-    asked = ASKED_AT_RE.match(text)
-    assert asked is not None, text
-    return text[asked.end() :]
+    return text
 
 
 def assert_rome_weather_ran(

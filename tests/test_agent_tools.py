@@ -67,7 +67,10 @@ async def test_two_agents_offer_their_own_tools(
     await converse(hass, "Hello", agent_id=ids["Everything"])
     await converse(hass, "Hello", agent_id=ids["Webhook only"])
     offered = [[t["function"]["name"] for t in r["tools"]] for r in llm_server.requests]
-    assert offered == [["get_weather", "send_webhook"], ["send_webhook"]]
+    assert offered == [
+        ["get_weather", "send_webhook", "GetDateTime"],
+        ["send_webhook", "GetDateTime"],
+    ]
 
     llm_server.add(
         tool_calls_stream(("get_weather", {"city": "Rome"})), text_stream("Sorry.")
@@ -81,7 +84,11 @@ async def test_two_agents_offer_their_own_tools(
 
     # Outside our agents' turns the API offers every enabled tool.
     instance = await llm.async_get_api(hass, API_ID, llm_context())
-    assert [t.name for t in instance.tools] == ["get_weather", "send_webhook"]
+    assert [t.name for t in instance.tools] == [
+        "get_weather",
+        "send_webhook",
+        "GetDateTime",
+    ]
 
 
 async def test_a_missing_choice_is_reported(
@@ -137,5 +144,6 @@ async def test_override_tools_follow_the_choice(
     llm_server.add(text_stream("Hi."))
     await converse(hass, "Hello", agent_id=ids["Webhook only"])
     assert [t["function"]["name"] for t in llm_server.requests[0]["tools"]] == [
-        "send_webhook"
+        "send_webhook",
+        "GetDateTime",
     ]

@@ -56,9 +56,11 @@ async def test_llama_cpp_python_text_call_then_answer(
     ]
     first, second = llm_server.requests
     assert first["tool_choice"] == "auto"
+    # The HTTP tools, and the date and time on request (no clock in the prompt).
     assert [t["function"]["name"] for t in first["tools"]] == [
         "get_weather",
         "send_webhook",
+        "GetDateTime",
     ]
     assert first["stream"] is True
     # The standard round trip: the call as structured tool_calls, then the

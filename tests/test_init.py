@@ -98,7 +98,11 @@ async def test_setup_offers_the_agent_and_its_tools(
     apis = {api.id: api.name for api in llm.async_get_apis(hass)}
     assert apis[API_ID] == API_NAME
     instance = await llm.async_get_api(hass, API_ID, llm_context())
-    assert [tool.name for tool in instance.tools] == ["get_weather", "send_webhook"]
+    assert [tool.name for tool in instance.tools] == [
+        "get_weather",
+        "send_webhook",
+        "GetDateTime",
+    ]
     assert (
         instance.tools[0].description == "Current weather and temperature for a city."
     )
@@ -242,7 +246,7 @@ async def test_changed_options_apply_at_once(
     llm_server.add(tool_calls_stream(("open_gate", {})), text_stream("Gate open."))
     assert speech(await converse(hass, "Open the gate")) == "Gate open."
     offered = [t["function"]["name"] for t in llm_server.requests[0]["tools"]]
-    assert offered == ["open_gate"]
+    assert offered == ["open_gate", "GetDateTime"]
     assert [r.target for r in tool_endpoint.requests] == ["POST /open_gate"]
 
 

@@ -122,7 +122,8 @@ async def test_tools_say_what_they_do(
     await call_service(hass, "set_tools", {"tools": [tool]})
     instance = await llm.async_get_api(hass, API_ID, llm_context())
 
-    (offered,) = instance.tools
+    offered, clock = instance.tools
+    assert clock.name == "GetDateTime"
     assert offered.annotations == llm.ToolAnnotations(
         read_only=read_only, destructive=destructive, idempotent=idempotent
     )

@@ -253,7 +253,7 @@ async def test_override_used_by_next_turn(
 
     assert speech(await converse(hass, "Ring the bell")) == "Ding dong."
     offered = [t["function"]["name"] for t in llm_server.requests[0]["tools"]]
-    assert offered == ["ring_doorbell"]
+    assert offered == ["ring_doorbell", "GetDateTime"]
     assert [(r.method, r.path) for r in tool_endpoint.requests] == [
         ("POST", "/doorbell")
     ]
@@ -300,8 +300,8 @@ async def test_set_tools_while_a_turn_runs(
         for request in llm_server.requests
     ]
     assert first_turn_tools == [
-        ["get_weather", "send_webhook"],
-        ["get_weather", "send_webhook"],
+        ["get_weather", "send_webhook", "GetDateTime"],
+        ["get_weather", "send_webhook", "GetDateTime"],
     ]
     tool_message = llm_server.requests[1]["messages"][-1]
     assert tool_message["role"] == "tool"
@@ -312,6 +312,7 @@ async def test_set_tools_while_a_turn_runs(
     )
     assert speech(second) == "Ding dong."
     assert [t["function"]["name"] for t in llm_server.requests[2]["tools"]] == [
-        "ring_doorbell"
+        "ring_doorbell",
+        "GetDateTime",
     ]
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome", "/doorbell"]

@@ -16,7 +16,7 @@ import pytest
 
 from custom_components.http_tools_agent.stable_prompt import split_prompt_template
 
-from .kit import API_ID, converse, question, speech
+from .kit import API_ID, converse, speech
 from .servers import FakeLLMServer, text_stream, tool_calls_stream
 
 
@@ -36,31 +36,39 @@ def stable_part(body: dict[str, Any]) -> str:
 async def test_two_turns_minutes_apart(
     hass: HomeAssistant, llm_server: FakeLLMServer, freezer: FrozenDateTimeFactory
 ) -> None:
-    """Home Assistant's clock line leaves the system prompt; each question
-    carries the minute it was asked, and is re-sent with it later."""
-    llm_server.add(text_stream("Hello!"), text_stream("Sunny."))
+    """No clock in the prompt: the system message and the tools of two turns
+    minutes apart are the same bytes. The time reaches the model when it
+    asks the date-and-time tool, to the minute."""
+    llm_server.add(
+        text_stream("Hello!"),
+        tool_calls_stream(("GetDateTime", {})),
+        text_stream("It is 21:09."),
+    )
     first = await converse(hass, "Hi there")
     freezer.tick(4 * 60 + 30)
     assert speech(first) == "Hello!"
-    second = await converse(hass, "Is it sunny?", conversation_id=first.conversation_id)
-    assert speech(second) == "Sunny."
-
-    one, two = llm_server.requests
-    assert stable_part(one) == stable_part(two)
-    assert "Current time" not in one["messages"][0]["content"]
-    assert one["messages"][-1]["content"] == (
-        "Current time is 21:05. Today's date is 2026-11-30.\n\nHi there"
+    second = await converse(
+        hass, "What time is it?", conversation_id=first.conversation_id
     )
-    # The second request starts with the first, then the answer and the news.
+    assert speech(second) == "It is 21:09."
+
+    one, two, three = llm_server.requests
+    assert stable_part(one) == stable_part(two) == stable_part(three)
+    assert "Current time" not in json.dumps(one)
+    # Exactly what was said, and the second request starts with the first.
+    assert one["messages"][-1] == {"role": "user", "content": "Hi there"}
     assert two["messages"][: len(one["messages"])] == one["messages"]
     assert two["messages"][len(one["messages"]) :] == [
         {"role": "assistant", "content": "Hello!"},
-        {
-            "role": "user",
-            "content": "Current time is 21:09. Today's date is 2026-11-30.\n\n"
-            "Is it sunny?",
-        },
+        {"role": "user", "content": "What time is it?"},
     ]
+    clock = json.loads(three["messages"][-1]["content"])
+    assert clock == {
+        "date": "2026-11-30",
+        "time": "21:09",
+        "weekday": "Monday",
+        "timezone": "CET",
+    }
 
 
 @pytest.mark.usefixtures("setup_integration")
@@ -112,26 +120,20 @@ async def test_prompt_template_lines_with_now_move_to_the_question(
         "You are the butler of test home.\nAnswer in one sentence."
     )
     assert stable_part(one) == stable_part(two)
-    assert one["messages"][1]["content"] == (
-        "Current time is 21:05. Today's date is 2026-11-30.\n"
-        "It is 21:05:07 now.\n\nGood evening"
-    )
+    assert one["messages"][1]["content"] == "It is 21:05:07 now.\n\nGood evening"
     assert two["messages"][1] == one["messages"][1]
-    assert two["messages"][-1]["content"] == (
-        "Current time is 21:06. Today's date is 2026-11-30.\n"
-        "It is 21:06:08 now.\n\nNice night"
-    )
+    assert two["messages"][-1]["content"] == "It is 21:06:08 now.\n\nNice night"
 
 
 @pytest.mark.usefixtures("setup_integration")
 @pytest.mark.parametrize(
     "agent_options", [{CONF_LLM_HASS_API: [llm.LLM_API_ASSIST, API_ID]}]
 )
-async def test_with_assist_the_model_asks_for_the_time(
+async def test_with_assist_one_clock_tool(
     hass: HomeAssistant, llm_server: FakeLLMServer
 ) -> None:
-    """With Assist, Home Assistant offers a date-and-time tool instead of a
-    clock line: no time is added to the question, the prompt stays stable."""
+    """Assist brings its own date-and-time tool: the model gets one, and the
+    prompt stays the same from turn to turn."""
     llm_server.add(text_stream("Hi!"), text_stream("Bye!"))
     first = await converse(hass, "Hi")
     await converse(hass, "Bye", conversation_id=first.conversation_id)
@@ -139,7 +141,12 @@ async def test_with_assist_the_model_asks_for_the_time(
     one, two = llm_server.requests
     assert stable_part(one) == stable_part(two)
     assert one["messages"][-1] == {"role": "user", "content": "Hi"}
-    assert any(t["function"]["name"].endswith("GetDateTime") for t in one["tools"])
+    clocks = [
+        t["function"]["name"]
+        for t in one["tools"]
+        if t["function"]["name"].endswith("GetDateTime")
+    ]
+    assert clocks == ["assist__llm__GetDateTime"]
 
 
 def test_only_whole_template_lines_with_now_move() -> None:
@@ -153,13 +160,3 @@ def test_only_whole_template_lines_with_now_move() -> None:
     assert split_prompt_template(spanning) == (spanning, "")
     assert split_prompt_template("{{ now() }}") == ("{{ now() }}", "")
     assert split_prompt_template("No time here") == ("No time here", "")
-
-
-@pytest.mark.usefixtures("setup_integration")
-async def test_question_helper_reads_the_note(
-    hass: HomeAssistant, llm_server: FakeLLMServer
-) -> None:
-    """The test kit's `question` finds the user's own words after the note."""
-    llm_server.add(text_stream("Yes."))
-    await converse(hass, "Are you there?")
-    assert question(llm_server.requests[0]["messages"][-1]) == "Are you there?"

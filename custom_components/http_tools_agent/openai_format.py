@@ -21,8 +21,11 @@ from openai.types.chat.chat_completion_message_function_tool_call_param import F
 from openai.types.shared_params import FunctionDefinition
 import probatio
 
-from .llm_api import RESULT_KEY, HttpTool
-from .stable_prompt import without_clock
+from .llm_api import RESULT_KEY, DateTimeTool, HttpTool
+
+# Home Assistant's name test for a date-and-time tool (it then leaves its
+# clock line out of the system prompt).
+DATE_TIME_TOOL = DateTimeTool.name
 
 type ToolSchemas = dict[str, dict[str, Any]]
 
@@ -49,10 +52,19 @@ def tool_json_schema(
 def chat_tools(
     llm_api: llm.APIInstance,
 ) -> tuple[list[ChatCompletionFunctionToolParam], ToolSchemas]:
-    """Return the `tools` array and each tool's parameters schema by name."""
+    """Return the `tools` array and each tool's parameters schema by name.
+
+    With Assist and the HTTP tools both selected, each brings a date-and-time
+    tool: the model gets the first one only.
+    """
     tools: list[ChatCompletionFunctionToolParam] = []
     schemas: ToolSchemas = {}
+    clock = False
     for tool in llm_api.tools:
+        if tool.name.endswith(DATE_TIME_TOOL):
+            if clock:
+                continue
+            clock = True
         schema = tool_json_schema(tool, llm_api.custom_serializer)
         schemas[tool.name] = schema
         function = FunctionDefinition(name=tool.name, parameters=schema)
@@ -116,11 +128,11 @@ def chat_messages(
 ) -> list[ChatCompletionMessageParam]:
     """Convert chat log content, leaving out what carries nothing.
 
-    The system prompt loses Home Assistant's clock line and each user message
-    gets its `note` (the time it was asked) instead, so the prompt's start
-    stays the same from turn to turn (`stable_prompt`). Several calls of one
-    reply become one call per assistant message, each followed by its result:
-    Llama 3's templates refuse more than one call in a message.
+    Each user message gets its `note` (the prompt template's lines that use
+    `now()`, rendered when it was asked: `stable_prompt`), so the prompt's
+    start stays the same from turn to turn. Several calls of one reply become
+    one call per assistant message, each followed by its result: Llama 3's
+    templates refuse more than one call in a message.
     """
     messages: list[ChatCompletionMessageParam] = []
     results = {
@@ -131,7 +143,7 @@ def chat_messages(
     answered: set[str] = set()
     for content in contents:
         if isinstance(content, conversation.SystemContent):
-            messages.append(system_message(without_clock(content.content)[0]))
+            messages.append(system_message(content.content))
         elif isinstance(content, conversation.UserContent):
             text = content.content
             if extra := note(content):

@@ -1,18 +1,14 @@
 """A prompt whose beginning stays byte-identical, so the server's cache holds.
 
 llama.cpp and llama-cpp-python reuse their KV cache only for the part of a
-prompt identical to the previous request's. Home Assistant puts the clock into
-the system prompt, and chat templates render the tools after the system text:
-with the clock there, every turn re-reads the whole tools block. So:
-
-- the clock line Home Assistant adds (`llm.DATE_TIME_PROMPT`) is cut from the
-  system prompt, and each user message carries the time it was asked, to the
-  minute (rendered from its own `created`, so an earlier turn renders exactly
-  as before);
-- lines of the agent's prompt template that call `now()` are rendered with
-  each user message too, and remembered, so history never changes;
-- both go into the user message, which every chat template accepts (a system
-  message after the first one is refused by Mistral's and Qwen 3.5's).
+prompt identical to the previous request's, and chat templates render the
+tools after the system text: anything in the system prompt that changes per
+turn makes the server re-read the whole tools block. Home Assistant's own
+clock line is left out because the HTTP tools come with a date-and-time tool
+(`llm_api.DateTimeTool`). What remains are lines of the agent's prompt
+template that call `now()`: they are rendered with each user message instead
+(into the user message, which every chat template accepts), and remembered,
+so an earlier turn is re-sent exactly as it was.
 """
 
 from __future__ import annotations
@@ -25,18 +21,8 @@ from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import TemplateError
 from homeassistant.helpers import intent, llm, template
-from homeassistant.util import dt as dt_util
 from jinja2 import Environment, TemplateSyntaxError
 
-# Home Assistant's clock line (with the newline joining it to the part
-# before), its `{{ … }}` parts matched as any text.
-_CLOCK_RE = re.compile(
-    "\n?"
-    + "".join(
-        "[^\n]*?" if part.startswith("{{") else re.escape(part)
-        for part in re.split(r"(\{\{.*?\}\})", llm.DATE_TIME_PROMPT.strip())
-    )
-)
 _NOW_RE = re.compile(r"\bnow\s*\(")
 # Notes of this many user messages are remembered (chat logs expire anyway).
 MAX_NOTES = 512
@@ -68,20 +54,8 @@ def _parses(text: str) -> bool:
     return True
 
 
-def without_clock(system_prompt: str) -> tuple[str, bool]:
-    """Cut Home Assistant's clock line; say whether it was there."""
-    stable, found = _CLOCK_RE.subn("", system_prompt, count=1)
-    return stable, bool(found)
-
-
-def clock_note(asked: datetime) -> str:
-    """The time a message was asked, in Home Assistant's words, to the minute."""
-    local = dt_util.as_local(asked)
-    return f"Current time is {local:%H:%M}. Today's date is {local:%Y-%m-%d}."
-
-
 class MessageNotes:
-    """What each user message carries besides its text: the time it was asked.
+    """What each user message carries besides its text (the `now()` lines).
 
     Computed once, when the message is the newest, and kept: the same message
     is re-sent with the same note on every later request.
@@ -110,41 +84,32 @@ async def async_note(
     llm_context: llm.LLMContext,
     per_message_template: str,
 ) -> str:
-    """The note of the turn's new user message: the time, and the prompt
-    template's `now()` lines, rendered as Home Assistant renders the prompt."""
-    asked = chat_log.content[-1].created
-    parts = []
-    system = chat_log.content[0]
-    if (
-        isinstance(system, conversation.SystemContent)
-        and without_clock(system.content)[1]
-    ):
-        parts.append(clock_note(asked))
-    if per_message_template:
-        user_name = None
-        if llm_context.context and llm_context.context.user_id:
-            user = await hass.auth.async_get_user(llm_context.context.user_id)
-            user_name = user.name if user else None
-        try:
-            parts.append(
-                template.Template(per_message_template, hass).async_render(
-                    {
-                        "ha_name": hass.config.location_name,
-                        "user_name": user_name,
-                        "llm_context": llm_context,
-                    },
-                    parse_result=False,
-                )
-            )
-        except TemplateError as err:
-            response = intent.IntentResponse(language=llm_context.language or "")
-            response.async_set_error(
-                intent.IntentResponseErrorCode.UNKNOWN,
-                "Sorry, I had a problem with my template",
-            )
-            raise conversation.ConverseError(
-                "Error rendering prompt",
-                conversation_id=chat_log.conversation_id,
-                response=response,
-            ) from err
-    return "\n".join(part for part in parts if part.strip())
+    """The note of the turn's new user message: the prompt template's `now()`
+    lines, rendered as Home Assistant renders the prompt."""
+    if not per_message_template:
+        return ""
+    user_name = None
+    if llm_context.context and llm_context.context.user_id:
+        user = await hass.auth.async_get_user(llm_context.context.user_id)
+        user_name = user.name if user else None
+    try:
+        note: str = template.Template(per_message_template, hass).async_render(
+            {
+                "ha_name": hass.config.location_name,
+                "user_name": user_name,
+                "llm_context": llm_context,
+            },
+            parse_result=False,
+        )
+    except TemplateError as err:
+        response = intent.IntentResponse(language=llm_context.language or "")
+        response.async_set_error(
+            intent.IntentResponseErrorCode.UNKNOWN,
+            "Sorry, I had a problem with my template",
+        )
+        raise conversation.ConverseError(
+            "Error rendering prompt",
+            conversation_id=chat_log.conversation_id,
+            response=response,
+        ) from err
+    return note.strip()
