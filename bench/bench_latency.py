@@ -8,7 +8,10 @@ Wyoming TTS (espeak-ng), one pipeline per agent:
 - `ours-before`: ours without the date-and-time tool, so Home Assistant's
   clock line stays in the system prompt (the prompt before the stable
   prefix, for comparison);
-- `core`: Home Assistant core's `llama_cpp` agent with our HTTP tools API.
+- `core`: Home Assistant core's `llama_cpp` agent with our HTTP tools API
+  (which brings the date-and-time tool: core's prompt is stable too);
+- `core-before`: the same without the date-and-time tool (core as it runs
+  with any tools API that has none).
 
 Each agent's questions run back to back (a server slot caches one prompt).
 Measured per turn: time to the first spoken word (text in -> the first audio
@@ -451,15 +454,16 @@ async def main(args: argparse.Namespace) -> None:
             tts_id = entity_of(hass, "tts", f"{tts_entry.entry_id}-tts")
             pipelines = {"ours": await make_pipeline(hass, ours, tts_id)}
             pipelines["ours-before"] = pipelines["ours"]
-            if "core" in args.agents:
+            if {"core", "core-before"} & set(args.agents):
                 core = await setup_llama_cpp(hass, proxy.base_url, model=args.model)
                 pipelines["core"] = await make_pipeline(hass, core, tts_id)
+                pipelines["core-before"] = pipelines["core"]
             if args.concurrent:
                 await concurrent(hass, pipelines["ours"], args.concurrent)
                 return
             turns: list[Turn] = []
             for agent in args.agents:
-                if agent == "ours-before":
+                if agent.endswith("-before"):
                     with clock_in_system_prompt():
                         turns += await run_agent(hass, pipelines[agent], agent, proxy)
                 else:
@@ -482,7 +486,7 @@ def parse_args() -> argparse.Namespace:
     parser.add_argument(
         "--agents",
         type=lambda text: text.split(","),
-        default=["ours-before", "ours", "core"],
+        default=["ours-before", "ours", "core-before", "core"],
     )
     parser.add_argument("--concurrent", type=int, default=0)
     parser.add_argument("--dump", help="write every turn as JSON here")

@@ -201,6 +201,37 @@ def test_leading_json_released_when_name_is_not_a_tool() -> None:
     assert flt.feed('b", "age": 3}').text == '{"name": "Bob", "age": 3}'
 
 
+@pytest.mark.parametrize(
+    ("reply", "spoken"),
+    [
+        # llama-server streams a call's first tokens as text, then the call.
+        ('{"name": "', ""),
+        ('Let me check.\n{"name": "', "Let me check.\n"),
+        ('```json\n{"name": "', ""),
+        ("[{", ""),
+    ],
+)
+def test_json_still_open_when_the_reply_ends_is_not_spoken(
+    reply: str, spoken: str
+) -> None:
+    """A line-start value that started like a call and never closed is no
+    speech (it is kept as thinking)."""
+    out = filter_reply(reply, CASE_TOOLS)
+    assert out.text == spoken
+    assert (out.calls, out.problems) == ([], [])
+    assert out.thinking == reply.removeprefix(spoken)
+
+
+def test_a_call_cut_off_by_the_end_of_the_reply_is_a_problem() -> None:
+    """Once its name is an offered tool, a cut-off call is told to the model."""
+    out = filter_reply('Let me check.\n{"name": "get_weather", "argu', CASE_TOOLS)
+    assert out.text == "Let me check.\n"
+    assert out.problems == [
+        "Error: could not parse tool call: the reply ended before the JSON call "
+        'was complete: {"name": "get_weather", "argu'
+    ]
+
+
 def test_fence_released_when_not_json() -> None:
     flt = TextCallFilter(CASE_TOOLS)
     assert flt.feed("``").text == ""

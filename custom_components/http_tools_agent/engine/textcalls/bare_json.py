@@ -187,15 +187,18 @@ class BareJson:
         self._parts.append(text[i:j] if i or j < n else text)
         return n
 
-    def cut_off(self) -> Parsed | None:
-        """The reply ended inside the value: what it gave, None when it is text."""
+    def cut_off(self) -> Parsed:
+        """The reply ended inside the value: what it gave (never speech).
+
+        Held this long, the value started like a call (its keys so far are
+        call keys): a server that parses calls streams a call's first tokens
+        as text before it sends the call itself (llama.cpp's `llama-server`
+        does: `{"name": "`). An echo is no speech either.
+        """
         raw = "".join(self._parts)
-        if self._echo:  # an echo cut off by the end of the reply: still no speech
-            self._parts = []
-            return Parsed(thinking=[self._prefix, raw])
-        if not self._committed:
-            return None
         self._parts = []
+        if self._echo or not self._committed:
+            return Parsed(thinking=[self._prefix, raw])
         repaired = close_truncated_json(raw)
         if repaired is not None:
             result = parse_bare_json(repaired, self._tools, committed=True)

@@ -375,8 +375,4 @@ class TextCallFilter:
         elif mode == _FENCE:
             self._push_text([self._fence.cut_off()])
         elif mode == _JSON:
-            cut = self._json.cut_off()
-            if cut is None:
-                self._push_text(self._json.held())
-            else:
-                self._add(cut)
+            self._add(self._json.cut_off())
