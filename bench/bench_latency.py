@@ -20,8 +20,10 @@ of the intent stage). Per request, a recording proxy between Home Assistant
 and the server (`bench/llm_proxy.py`) notes the time to the first token and
 what the server reports (llama.cpp's `timings`: prompt tokens evaluated). On
 llama.cpp's `llama-server` it also works out the floor: the time the server
-needs when only the tokens new since the previous request are evaluated
-(`/apply-template` + `/tokenize`, at the server's measured speeds).
+needs to the first spoken word when only the tokens new since the previous
+request are evaluated (`/apply-template` + `/tokenize`, at the server's
+measured speeds): the new prompt tokens of every round, the tokens the calls
+generate, and the answer's first sentence (the TTS speaks by sentences).
 
 `--concurrent N` runs N follow-up conversations at once (N satellites) and
 prints p50/p95 of the first word; give it a server with N slots
@@ -43,6 +45,7 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 import json
 from pathlib import Path
+import re
 import statistics
 import time
 
@@ -77,6 +80,8 @@ QUESTIONS = (
     "Thank you!",
 )
 WAV_HEADER = 44
+SENTENCE_END = re.compile(r"(?<=[.!?])\s+")
+CLOCK_RE = re.compile(r"Current time is [^.]*\. Today's date is [^.]*\.")
 
 
 @dataclass
@@ -87,6 +92,8 @@ class Turn:
     mode: str
     question: str
     first_word: float | None = None
+    # The answer's first sentence complete: what the TTS waits for.
+    first_sentence: float | None = None
     answer: float | None = None
     spoken: str = ""
     exchanges: list[Exchange] = field(default_factory=list)
@@ -154,13 +161,24 @@ async def ask(
     started = time.perf_counter()
     reading: list[asyncio.Task[float | None]] = []
 
+    said: list[str] = []
+
     def on_event(event: PipelineEvent) -> None:
         data = event.data or {}
+        if (
+            event.type is PipelineEventType.INTENT_PROGRESS
+            and turn.first_sentence is None
+        ):
+            said.append((data.get("chat_log_delta") or {}).get("content") or "")
+            if SENTENCE_END.search("".join(said) + " "):
+                turn.first_sentence = time.perf_counter() - started
         if event.type is PipelineEventType.RUN_START and "tts_output" in data:
             token = data["tts_output"]["token"]
             reading.append(hass.async_create_task(first_audio(hass, token, started)))
         elif event.type is PipelineEventType.INTENT_END:
             turn.answer = time.perf_counter() - started
+            if turn.first_sentence is None:
+                turn.first_sentence = turn.answer
             speech = data["intent_output"]["response"]["speech"]
             turn.spoken = speech.get("plain", {}).get("speech", "")
 
@@ -218,7 +236,8 @@ async def run_agent(
 async def new_tokens(
     session: aiohttp.ClientSession, server: str, exchanges: list[Exchange]
 ) -> list[int] | None:
-    """Per request, the prompt tokens not in the previous request's prompt.
+    """Per request, the prompt tokens not in the previous request's prompt
+    (both without Home Assistant's clock line).
 
     llama.cpp only (`/apply-template`, `/tokenize`); None elsewhere.
     """
@@ -227,6 +246,14 @@ async def new_tokens(
     counts: list[int] = []
     for exchange in exchanges:
         body = {k: v for k, v in exchange.body.items() if k in ("messages", "tools")}
+        # The content that is new, whatever the layout: Home Assistant's
+        # clock line (changing every turn in the layout before) does not count.
+        body["messages"] = [
+            {**m, "content": CLOCK_RE.sub("", m["content"])}
+            if m["role"] == "system"
+            else m
+            for m in body["messages"]
+        ]
         async with session.post(f"{root}/apply-template", json=body) as reply:
             if reply.status != 200:
                 return None
@@ -260,17 +287,30 @@ def speeds(exchanges: list[Exchange]) -> tuple[float, float] | None:
     return statistics.median(prompt), statistics.median(gen)
 
 
-def floor_of(turn: Turn, new: list[int], rates: tuple[float, float]) -> float:
+def floor_of(
+    turn: Turn, new: list[int], rates: tuple[float, float], first_sentence: int
+) -> float:
     """Seconds to the first word if only new tokens were evaluated: every
-    round's new prompt tokens, the calls' generated tokens, one answer token."""
+    round's new prompt tokens, the calls' generated tokens, and the tokens of
+    the answer's first sentence (what the TTS waits for before it speaks)."""
     per_prompt, per_token = rates
     total = 0.0
     for index, exchange in enumerate(turn.exchanges):
         total += new[index] * per_prompt
         last = index == len(turn.exchanges) - 1
         generated = (exchange.timings or {}).get("predicted_n", 1)
-        total += (1 if last else generated) * per_token
+        total += (first_sentence if last else generated) * per_token
     return total / 1000
+
+
+async def sentence_tokens(
+    session: aiohttp.ClientSession, server: str, spoken: str
+) -> int:
+    """Tokens of the answer's first sentence (llama.cpp's `/tokenize`)."""
+    sentence = SENTENCE_END.split(spoken.strip(), maxsplit=1)[0] or spoken
+    root = server.removesuffix("/v1")
+    async with session.post(f"{root}/tokenize", json={"content": sentence}) as reply:
+        return max(len((await reply.json())["tokens"]), 1)
 
 
 def report(turns: list[Turn], floors: dict[int, float]) -> None:
@@ -284,6 +324,7 @@ def report(turns: list[Turn], floors: dict[int, float]) -> None:
                 turn.mode,
                 turn.question,
                 len(turn.exchanges),
+                fmt(turn.first_sentence),
                 fmt(turn.first_word),
                 fmt(turn.answer),
                 " / ".join(fmt(e.seconds_to_first_token) for e in turn.exchanges),
@@ -299,6 +340,7 @@ def report(turns: list[Turn], floors: dict[int, float]) -> None:
             "conversation",
             "question",
             "requests",
+            "first sentence",
             "first word",
             "answer",
             "first token per request",
@@ -316,6 +358,9 @@ def report(turns: list[Turn], floors: dict[int, float]) -> None:
                 if t.agent == agent and t.mode == mode and t.question != QUESTIONS[0]
             ]
             first = [t.first_word for _, t in mine if t.first_word is not None]
+            sentence = [
+                t.first_sentence for _, t in mine if t.first_sentence is not None
+            ]
             done = [t.answer for _, t in mine if t.answer is not None]
             ttft = [
                 e.seconds_to_first_token
@@ -328,6 +373,7 @@ def report(turns: list[Turn], floors: dict[int, float]) -> None:
                 (
                     agent,
                     mode,
+                    fmt(statistics.median(sentence)) if sentence else "-",
                     fmt(statistics.median(first)) if first else "-",
                     fmt(statistics.median(done)) if done else "-",
                     fmt(statistics.median(ttft)) if ttft else "-",
@@ -339,6 +385,7 @@ def report(turns: list[Turn], floors: dict[int, float]) -> None:
         (
             "agent",
             "conversation",
+            "first sentence",
             "first word",
             "answer",
             "first token of the turn's first request",
@@ -395,7 +442,8 @@ async def floors_of(
                 continue
             for index, turn in mine:
                 count = len(turn.exchanges)
-                floors[index] = floor_of(turn, new[:count], rates)
+                first = await sentence_tokens(session, server_url, turn.spoken)
+                floors[index] = floor_of(turn, new[:count], rates, first)
                 new = new[count:]
     return floors
 
@@ -409,6 +457,7 @@ def dump(turns: list[Turn], path: Path) -> None:
                     "agent": t.agent,
                     "mode": t.mode,
                     "question": t.question,
+                    "first_sentence": t.first_sentence,
                     "first_word": t.first_word,
                     "answer": t.answer,
                     "spoken": t.spoken,

@@ -88,7 +88,10 @@ class RecordingProxy(LoopbackServer):
 
     async def _forward(self, request: web.Request) -> web.StreamResponse:
         if self._session is None:
-            self._session = aiohttp.ClientSession()
+            # As long as the agent waits: a slow server is what is measured.
+            self._session = aiohttp.ClientSession(
+                timeout=aiohttp.ClientTimeout(total=None)
+            )
         raw = await request.read()
         exchange: Exchange | None = None
         if request.path.endswith("/chat/completions"):
