@@ -66,6 +66,7 @@ from homeassistant.setup import async_setup_component
 
 from bench._ha import home_assistant, log, machine, table
 from bench.llm_proxy import Exchange, RecordingProxy
+from custom_components.http_tools_agent.const import CONF_MAX_TOKENS
 from custom_components.http_tools_agent.llm_api import DateTimeTool, HttpToolsAPI
 from dev.tool_server import DemoToolServer, tool_definitions
 from tests.e2e.harness import ModelServer, setup_llama_cpp, setup_ours
@@ -395,15 +396,22 @@ def report(turns: list[Turn], floors: dict[int, float]) -> None:
     )
 
 
-async def concurrent(hass: HomeAssistant, pipeline: Pipeline, satellites: int) -> None:
-    """N satellites asking their follow-ups at the same time."""
+async def concurrent(
+    hass: HomeAssistant, pipeline: Pipeline, satellites: int, proxy: RecordingProxy
+) -> None:
+    """N satellites asking their follow-ups at the same time: how fast, and
+    whether each conversation kept hitting a warm cache (prompt tokens the
+    server evaluated for the first request of each follow-up turn)."""
 
     async def satellite(number: int) -> list[Turn]:
         conversation_id = None
         turns = []
         for question in QUESTIONS:
             turn = Turn(f"satellite {number}", "follow-up", question)
+            before = len(proxy.exchanges)
             conversation_id = await ask(hass, pipeline, turn, conversation_id)
+            # The turn's first request is its own: later ones may interleave.
+            turn.exchanges = proxy.exchanges[before : before + 1]
             turns.append(turn)
         return turns
 
@@ -412,9 +420,23 @@ async def concurrent(hass: HomeAssistant, pipeline: Pipeline, satellites: int) -
     wall = time.perf_counter() - started
     first = sorted(t.first_word for ts in results for t in ts[1:] if t.first_word)
     p95 = first[min(len(first) - 1, round(0.95 * (len(first) - 1)))] if first else None
+    evaluated = [
+        e.prompt_evaluated
+        for ts in results
+        for t in ts[1:]
+        for e in t.exchanges
+        if e.prompt_evaluated is not None
+    ]
     table(
-        f"{satellites} conversations at once (follow-ups 2-5, s)",
-        ("satellites", "turns", "first word p50", "first word p95", "wall"),
+        f"{satellites} conversations at once (follow-ups 2-5)",
+        (
+            "satellites",
+            "turns",
+            "first word p50 s",
+            "first word p95 s",
+            "wall s",
+            "prompt tokens evaluated (median, max)",
+        ),
         [
             (
                 satellites,
@@ -422,6 +444,9 @@ async def concurrent(hass: HomeAssistant, pipeline: Pipeline, satellites: int) -
                 fmt(statistics.median(first)) if first else "-",
                 fmt(p95),
                 fmt(wall),
+                f"{statistics.median(evaluated)}, {max(evaluated)}"
+                if evaluated
+                else "-",
             )
         ],
     )
@@ -495,7 +520,11 @@ async def main(args: argparse.Namespace) -> None:
         log(f"model server {server.url}, through the proxy {proxy.base_url}")
         async with home_assistant() as hass:
             ours = await setup_ours(
-                hass, proxy.base_url, tool_definitions(tools.url), model=args.model
+                hass,
+                proxy.base_url,
+                tool_definitions(tools.url),
+                model=args.model,
+                agent={CONF_MAX_TOKENS: args.max_tokens} if args.max_tokens else None,
             )
             for component in (PIPELINE_DOMAIN, "media_source"):
                 assert await async_setup_component(hass, component, {})
@@ -508,7 +537,7 @@ async def main(args: argparse.Namespace) -> None:
                 pipelines["core"] = await make_pipeline(hass, core, tts_id)
                 pipelines["core-before"] = pipelines["core"]
             if args.concurrent:
-                await concurrent(hass, pipelines["ours"], args.concurrent)
+                await concurrent(hass, pipelines["ours"], args.concurrent, proxy)
                 return
             turns: list[Turn] = []
             for agent in args.agents:
@@ -538,6 +567,9 @@ def parse_args() -> argparse.Namespace:
         default=["ours-before", "ours", "core-before", "core"],
     )
     parser.add_argument("--concurrent", type=int, default=0)
+    parser.add_argument(
+        "--max-tokens", type=int, help="our agent's maximum tokens (its default)"
+    )
     parser.add_argument("--dump", help="write every turn as JSON here")
     return parser.parse_args()
 

@@ -3,6 +3,7 @@ scripted servers on loopback."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -613,3 +614,28 @@ async def test_tools_of_merged_apis_answer_to_their_short_name(
     assert "http-tools__get_weather" in offered
     assert speech(result) == "Sunny in Rome."
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_a_reply_looping_on_a_call_is_cut_short(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """After the result, a small model may write the same call again and
+    again until `max_tokens` (Qwen2.5-0.5B on llama-server: 25 s on a CPU).
+    At its second repeat the agent stops reading and asks for the answer;
+    the rest of that reply is never waited for."""
+    call = '{"name": "get_weather", "arguments": {"city": "Rome"}}\n'
+    never = asyncio.Event()
+    llm_server.add(
+        text_stream(call),
+        text_stream(call, call, call, call, hold_before_piece=2, hold_until=never.wait),
+        text_stream("It is sunny in Rome, 14 degrees."),
+    )
+
+    async with asyncio.timeout(10):  # the held rest would take 20 s
+        result = await converse(hass, "What's the weather in Rome?")
+
+    never.set()  # let the server's handler end
+    assert speech(result) == "It is sunny in Rome, 14 degrees."
+    assert len(tool_endpoint.requests) == 1
+    assert llm_server.requests[2]["tool_choice"] == "none"

@@ -11,6 +11,7 @@ Afterwards the object tells what the reply held: `text`, `calls`, `empty`,
 
 from __future__ import annotations
 
+from collections import Counter
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
@@ -36,6 +37,9 @@ type Delta = AssistantContentDeltaDict | ToolResultContentDeltaDict
 
 # Name used for call markup that could not be read at all.
 UNREADABLE_CALL = "invalid_tool_call"
+# A reply that repeats one answered call this often is looping: small models
+# (Qwen2.5-0.5B on llama-server) write it until `max_tokens`, 25 s on a CPU.
+LOOP_REPEATS = 2
 _ID_CHARS = string.ascii_letters + string.digits
 
 
@@ -108,6 +112,8 @@ class CompletionStream:
     thinking: str = ""
     calls: int = 0
     repeats: int = 0
+    # How often each answered call came back in this reply.
+    _repeated: Counter[str] = field(default_factory=Counter)
     finish_reason: str | None = None
     # What the server reported evaluating, when it says so.
     usage: dict[str, Any] | None = None
@@ -128,6 +134,11 @@ class CompletionStream:
         self._filter = TextCallFilter(
             self.tool_schemas, after_tool_results=self.after_tool_results
         )
+
+    @property
+    def looping(self) -> bool:
+        """Whether the reply keeps repeating a call that was answered."""
+        return any(count >= LOOP_REPEATS for count in self._repeated.values())
 
     @property
     def empty(self) -> bool:
@@ -158,6 +169,9 @@ class CompletionStream:
                     async for chunk in chunks:
                         for delta in self._chunk(_object(chunk)):
                             yield delta
+                        if self.looping:
+                            # Stop reading: the server stops writing.
+                            break
             else:
                 for delta in self._completion(
                     _object(await async_complete(client, params))
@@ -318,6 +332,7 @@ class CompletionStream:
             return self._unrunnable(name or UNREADABLE_CALL, arguments, error, call_id)
         key = call_key(resolved, arguments)
         if key in self.seen_calls:
+            self._repeated[key] += 1
             # Small models often repeat a call after its result: running it
             # again only loops, so the turn moves on to the answer.
             self.repeats += 1
