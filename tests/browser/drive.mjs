@@ -404,7 +404,7 @@ try {
     assert.equal(last.role, 'tool');
     assert.ok(String(last.content).includes(TOOL_RESULT), `tool result: ${last.content}`);
     const offered = (llm[0].tools || []).map((t) => t.function.name);
-    assert.deepEqual(offered, ['get_weather']);
+    assert.deepEqual(offered, ['get_weather', 'GetDateTime']);
     console.log(`drive:   tool server: ${weather.length} request; LLM: ${llm.length} requests`);
     const { issues } = await callWS({ type: 'repairs/list_issues' });
     const ours = issues.filter((i) => i.domain === 'http_tools_agent');
