@@ -5,6 +5,10 @@ never reach the speaker; structured `tool_calls` deltas are assembled by
 index. Calls the agent cannot run (unknown tool, unreadable arguments or
 markup) become external calls answered with an `Error: …` result, so the
 model reads what went wrong in the standard round trip and can retry.
+Calls to run are released when the reply ends, after two checks: the turn's
+call budget (`call_budget`) and the rule that one reply may not call every
+offered tool at once (what a small model does with "What is 2 plus 2?").
+Calls refused so are answered with an `Error: …` result too.
 Afterwards the object tells what the reply held: `text`, `calls`, `empty`,
 `finish_reason`.
 """
@@ -36,6 +40,23 @@ type Delta = AssistantContentDeltaDict | ToolResultContentDeltaDict
 
 # Name used for call markup that could not be read at all.
 UNREADABLE_CALL = "invalid_tool_call"
+# A reply calling every offered tool at once (when there are this many) is
+# no request for all of them: small models do it for small talk.
+ALL_TOOLS_MIN = 4
+ALL_TOOLS_ERROR = (
+    "Error: not run: the reply called every tool at once. Call only the tool "
+    "the request needs, or answer without tools."
+)
+
+
+def over_budget_error(limit: int) -> str:
+    """What the model reads for a call over the turn's limit."""
+    return (
+        f"Error: not run: this turn already made {limit} tool calls, the limit. "
+        "Answer with the results you have."
+    )
+
+
 _ID_CHARS = string.ascii_letters + string.digits
 
 
@@ -96,7 +117,8 @@ class CompletionStream:
     `run_calls` is False on the closing request (tools offered with
     `tool_choice: none`): calls are still recognised, so their markup stays
     hidden, but they are dropped. `seen_calls` is shared by a turn's rounds:
-    a call repeated with the same arguments is not run again.
+    a call repeated with the same arguments is not run again. `call_budget`:
+    how many more calls the turn may run (None: no limit).
     """
 
     tool_schemas: Mapping[str, Mapping[str, Any]]
@@ -104,10 +126,21 @@ class CompletionStream:
     run_calls: bool = True
     # The reply answers tool results: JSON echoing them is not speech.
     after_tool_results: bool = False
+    call_budget: int | None = None
+    # The turn's limit, for the error text.
+    call_limit: int = 0
     text: str = ""
     thinking: str = ""
+    # JSON the filter kept from speech (an echo of a result).
+    held: str = ""
     calls: int = 0
+    # Calls released to run; refused for the budget or as "every tool".
+    ran: int = 0
+    over_budget: int = 0
+    all_tools: int = 0
     repeats: int = 0
+    # Calls recognised on the closing request (never run).
+    dropped: int = 0
     finish_reason: str | None = None
     # What the server reported evaluating, when it says so.
     usage: dict[str, Any] | None = None
@@ -121,6 +154,7 @@ class CompletionStream:
     _partial: dict[int, _PartialCall] = field(default_factory=dict)
     _slots: dict[int, int] = field(default_factory=dict)
     _unrunnable_calls: list[tuple[llm.ToolInput, str]] = field(default_factory=list)
+    _runnable: list[llm.ToolInput] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         """Start the text filter for this reply."""
@@ -131,16 +165,20 @@ class CompletionStream:
 
     @property
     def empty(self) -> bool:
-        """Return whether the reply held nothing at all.
+        """Return whether the reply held no words and no call.
 
-        Thinking (or an echoed result) is something: the server did not
-        swallow the reply, so asking again without streaming would not help.
+        Thinking alone counts as empty: a thinking model behind a server
+        whose parser does not match loses its answer or call on the
+        streaming path (guide, section 7). An echoed result, a repeated call
+        or a call on the closing request is something: the server did not
+        swallow the reply, so asking again would not help.
         """
         return (
             not self.text.strip()
-            and not self.thinking.strip()
+            and not self.held.strip()
             and not self.calls
             and not self.repeats
+            and not self.dropped
         )
 
     async def async_run(
@@ -149,22 +187,27 @@ class CompletionStream:
         params: CompletionCreateParamsBase,
         *,
         stream: bool,
+        extra_body: Mapping[str, Any] | None = None,
     ) -> AsyncGenerator[Delta]:
         """Ask the model once and yield what it says as chat log deltas."""
         yield {"role": "assistant"}
         with llm_error_handler():
             if stream:
-                async with aclosing(async_stream_completion(client, params)) as chunks:
+                async with aclosing(
+                    async_stream_completion(client, params, extra_body)
+                ) as chunks:
                     async for chunk in chunks:
                         for delta in self._chunk(_object(chunk)):
                             yield delta
             else:
                 for delta in self._completion(
-                    _object(await async_complete(client, params))
+                    _object(await async_complete(client, params, extra_body))
                 ):
                     yield delta
             for delta in self._finish():
                 yield delta
+        for delta in self._release_calls():
+            yield delta
         for delta in self._unrunnable_deltas():
             yield delta
 
@@ -256,6 +299,7 @@ class CompletionStream:
         deltas: list[Delta] = []
         if out.thinking:
             self.thinking += out.thinking
+            self.held += out.held
             deltas.append({"thinking_content": out.thinking})
         if out.text:
             self.text += out.text
@@ -309,8 +353,37 @@ class CompletionStream:
         self._slots.clear()
         return deltas
 
+    def _release_calls(self) -> list[Delta]:
+        """The reply is complete: run its calls within the rules."""
+        runnable, self._runnable = self._runnable, []
+        names = {call.tool_name for call in runnable}
+        if len(self.tool_schemas) >= ALL_TOOLS_MIN and names >= set(self.tool_schemas):
+            for call in runnable:
+                self._refuse(call, ALL_TOOLS_ERROR)
+            self.all_tools = len(runnable)
+            return []
+        if self.call_budget is not None and len(runnable) > self.call_budget:
+            for call in runnable[self.call_budget :]:
+                self._refuse(call, over_budget_error(self.call_limit))
+            self.over_budget = len(runnable) - self.call_budget
+            runnable = runnable[: self.call_budget]
+        self.ran = len(runnable)
+        return [{"tool_calls": runnable}] if runnable else []
+
+    def _refuse(self, call: llm.ToolInput, error: str) -> None:
+        """A call that will not run: answered with `error` (not a repeat)."""
+        self.seen_calls.discard(call_key(call.tool_name, call.tool_args))
+        external = llm.ToolInput(
+            tool_name=call.tool_name,
+            tool_args=call.tool_args,
+            id=call.id,
+            external=True,
+        )
+        self._unrunnable_calls.append((external, error))
+
     def _call(self, name: str, arguments: dict[str, Any], call_id: str) -> list[Delta]:
         if not self.run_calls:
+            self.dropped += 1
             return []
         resolved = self._names.resolve(name)
         if resolved is None:
@@ -324,15 +397,18 @@ class CompletionStream:
             return []
         self.seen_calls.add(key)
         self.calls += 1
-        tool_input = llm.ToolInput(
-            tool_name=resolved, tool_args=arguments, id=call_id or new_call_id()
+        self._runnable.append(
+            llm.ToolInput(
+                tool_name=resolved, tool_args=arguments, id=call_id or new_call_id()
+            )
         )
-        return [{"tool_calls": [tool_input]}]
+        return []
 
     def _unrunnable(
         self, name: str, arguments: dict[str, Any], error: str, call_id: str = ""
     ) -> list[Delta]:
         if not self.run_calls:
+            self.dropped += 1
             return []
         self.calls += 1
         tool_input = llm.ToolInput(
