@@ -14,7 +14,9 @@
     .venv/bin/python -m bench.bench_real_model [--only p4|p6] [--agents ours,core]
         [--limit N] [--dump FILE]
 
-(`--agents` also takes the variants of ours: ours-nostream, ours-required.)
+(`--agents` also takes the variants of ours: ours-nostream, ours-required,
+ours-examples (generated), ours-handwritten (the examples below), ours-grammar
+(`bench/grammar.py`), ours-thinking-off.)
 
 Needs `scripts/model_server --install-only` (or HTA_MODEL_SERVER_URL).
 """
@@ -23,7 +25,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections import Counter
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 import json
 from pathlib import Path
@@ -33,6 +37,8 @@ from typing import Any
 import aiohttp
 
 from bench._ha import home_assistant, log, machine, table, timed_turn
+from bench.grammar import grammar_in_requests
+from custom_components.http_tools_agent.const import DOMAIN
 from dev.loopback import Recorded
 from dev.tool_server import DEMO_TOOLS, DemoToolServer, weather_for
 from tests.e2e.harness import (
@@ -182,11 +188,31 @@ EVAL: list[tuple[str, str, Check]] = [
     ("small talk", "Good night.", no_tool),
 ]
 
+# Hand-written examples for the demo tools (item 9), in the style the
+# generated ones use; their cities, items and ids are not those of EVAL.
+HANDWRITTEN_EXAMPLES = """\
+The user says "What's the weather in Naples?"; you reply only \
+{"name": "get_weather", "arguments": {"city": "Naples"}}; the tool returns \
+"Naples: cloudy, 12°C"; you answer "In Naples it is cloudy, 12°C."
+The user says "Put cheese on my list."; you reply only \
+{"name": "add_item", "arguments": {"name": "cheese"}}; the tool returns \
+{"id": "9", "name": "cheese", "qty": 1}; you answer "I added cheese to your list."
+The user says "Remove item 7."; you reply only \
+{"name": "delete_item", "arguments": {"id": "7"}}; the tool returns \
+{"deleted": "7"}; you answer "Item 7 is gone."
+The user says "Thanks!"; you answer "You're welcome!" without a tool."""
+
 # Settings of our agent to compare (subentry data / entry options).
 VARIANTS: dict[str, dict[str, Any]] = {
     "ours": {},
     "ours-nostream": {"agent": {"stream": False}},
     "ours-required": {"agent": {"tool_choice": "required"}},
+    "ours-examples": {"agent": {"examples": "generated"}},
+    "ours-handwritten": {
+        "agent": {"examples": "custom", "custom_examples": HANDWRITTEN_EXAMPLES}
+    },
+    "ours-grammar": {"grammar": True},
+    "ours-no-examples": {"agent": {"examples": "none"}},
 }
 
 
@@ -201,6 +227,8 @@ class Outcome:
     seconds: float
     answer: str
     requests: list[str]
+    # What our agent made up for in this request (diagnostics' counters).
+    quirks: dict[str, int]
 
 
 async def run_agent(
@@ -208,8 +236,20 @@ async def run_agent(
 ) -> list[Outcome]:
     """Run the eval set through one agent in a fresh Home Assistant."""
     outcomes: list[Outcome] = []
+    variant = VARIANTS.get(name, {})
+    with grammar_in_requests() if variant.get("grammar") else nullcontext():
+        return await _run_agent(name, variant, base_url, tools, limit, outcomes)
+
+
+async def _run_agent(
+    name: str,
+    variant: dict[str, Any],
+    base_url: str,
+    tools: DemoToolServer,
+    limit: int | None,
+    outcomes: list[Outcome],
+) -> list[Outcome]:
     async with home_assistant() as hass:
-        variant = VARIANTS.get(name, {})
         ours = await setup_ours(
             hass,
             base_url,
@@ -220,9 +260,12 @@ async def run_agent(
         agent = ours
         if name == "core":
             agent = await setup_llama_cpp(hass, base_url)
+        (entry,) = hass.config_entries.async_entries(DOMAIN)
         for index, (category, text, check) in enumerate(EVAL[:limit]):
             tools.reset()
+            quirks_before = Counter(entry.runtime_data.model_quirks)
             elapsed, _first, answer = await timed_turn(hass, agent, text)
+            quirks = Counter(entry.runtime_data.model_quirks) - quirks_before
             right, used = check(list(tools.requests), tools, answer)
             markup = bool(markup_in(answer))
             outcome = Outcome(
@@ -233,6 +276,7 @@ async def run_agent(
                 elapsed,
                 answer,
                 [f"{r.method} {r.path}" for r in tools.requests],
+                dict(quirks),
             )
             outcomes.append(outcome)
             log(
@@ -289,6 +333,21 @@ def p4_tables(results: dict[str, list[Outcome]]) -> None:
         ),
         summary,
     )
+
+
+def quirks_table(results: dict[str, list[Outcome]]) -> None:
+    """How often each agent made up for the model, over the whole run."""
+    totals = {name: Counter[str]() for name in results}
+    for name, outcomes in results.items():
+        for outcome in outcomes:
+            totals[name].update(outcome.quirks)
+    kinds = sorted({kind for counter in totals.values() for kind in counter})
+    if kinds:
+        table(
+            "P4: what our agent made up for (counts over the run)",
+            ("kind", *results),
+            [(kind, *(totals[name][kind] for name in results)) for kind in kinds],
+        )
 
 
 async def sent_tools_block(tools: DemoToolServer) -> list[dict[str, Any]]:
@@ -388,6 +447,7 @@ async def main(args: argparse.Namespace) -> None:
                 for name in args.agents.split(","):
                     results[name] = await run_agent(name, server.url, tools, args.limit)
             p4_tables(results)
+            quirks_table(results)
             print(f"\nP4 wall time: {time.monotonic() - started:.0f} s")
             if args.dump:
                 dump(args.dump, results)

@@ -52,7 +52,7 @@ async def test_generated_examples_end_the_system_prompt(
         {"name": "get_weather", "arguments": {"city": "city"}},
         {"name": "send_webhook", "arguments": {"message": "message"}},
     ]
-    assert "User: Thank you!" in lines
+    assert lines[-1].startswith("When no tool fits the request")
 
 
 @pytest.mark.parametrize(
@@ -121,10 +121,10 @@ async def test_every_chat_template_takes_the_examples(
     template moves the system prompt into the newest turn: its own doing)."""
     await two_turns(hass, llm_server)
     first, second = llm_server.requests
-    end = "without JSON."
+    end = "without JSON"
 
     for family in FAMILIES:
         one, two = render(family, first), render(family, second)
-        assert "User: Thank you!" in one, family
+        assert "You're welcome!" in one, family
         if family != "mistral-nemo":
             assert one[: one.index(end)] == two[: two.index(end)], family

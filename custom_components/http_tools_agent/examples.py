@@ -88,9 +88,8 @@ def generated_examples(schemas: Mapping[str, Mapping[str, Any]]) -> str:
     lines += [
         "When the tool's result comes back, answer the user in one short "
         "sentence that uses it.",
-        "User: Thank you!",
-        "Answer: You're welcome!",
-        "When no tool fits the request, answer in plain words without JSON.",
+        "When no tool fits the request, answer in plain words without JSON: "
+        'to "Thank you!" answer "You\'re welcome!".',
     ]
     return "\n".join(lines)
 
