@@ -16,7 +16,8 @@
 
 (`--agents` also takes the variants of ours: ours-nostream, ours-required,
 ours-examples (generated), ours-handwritten (the examples below), ours-grammar
-(`bench/grammar.py`), ours-thinking-off.)
+(`bench/grammar.py`), ours-note-after and ours-note-bracketed
+(`bench/note_variants.py`).)
 
 Needs `scripts/model_server --install-only` (or HTA_MODEL_SERVER_URL).
 """
@@ -38,6 +39,7 @@ import aiohttp
 
 from bench._ha import home_assistant, log, machine, table, timed_turn
 from bench.grammar import grammar_in_requests
+from bench.note_variants import note_placement
 from custom_components.http_tools_agent.const import DOMAIN
 from dev.loopback import Recorded
 from dev.tool_server import DEMO_TOOLS, DemoToolServer, weather_for
@@ -212,6 +214,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "agent": {"examples": "custom", "custom_examples": HANDWRITTEN_EXAMPLES}
     },
     "ours-grammar": {"grammar": True},
+    "ours-note-after": {"note": "after"},
+    "ours-note-bracketed": {"note": "bracketed"},
     "ours-no-examples": {"agent": {"examples": "none"}},
 }
 
@@ -237,7 +241,10 @@ async def run_agent(
     """Run the eval set through one agent in a fresh Home Assistant."""
     outcomes: list[Outcome] = []
     variant = VARIANTS.get(name, {})
-    with grammar_in_requests() if variant.get("grammar") else nullcontext():
+    with (
+        grammar_in_requests() if variant.get("grammar") else nullcontext(),
+        note_placement(variant["note"]) if variant.get("note") else nullcontext(),
+    ):
         return await _run_agent(name, variant, base_url, tools, limit, outcomes)
 
 

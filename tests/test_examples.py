@@ -49,8 +49,8 @@ async def test_generated_examples_end_the_system_prompt(
     lines = examples.splitlines()
     calls = [json.loads(line) for line in lines if line.startswith("{")]
     assert calls == [
-        {"name": "get_weather", "arguments": {"city": "city"}},
-        {"name": "send_webhook", "arguments": {"message": "message"}},
+        {"name": "get_weather", "arguments": {"city": "<city>"}},
+        {"name": "send_webhook", "arguments": {"message": "<message>"}},
     ]
     assert lines[-1].startswith("When no tool fits the request")
 

@@ -5,9 +5,9 @@ them to its system prompt, where they stay byte-identical from turn to turn
 (the server's prompt cache keeps them): written by the user, or generated
 from the tools' names, descriptions and schemas. A generated example shows
 one call per tool in the JSON form models write (`{"name": …,
-"arguments": …}`), with argument values taken from the schema (`examples`,
-`default`, `enum`, an "e.g. …" in a description) and what to do with a
-result and with small talk.
+"arguments": …}`) with its required arguments, their values taken from the
+schema (`examples`, `default`, `enum`, an "e.g. …" in a description, else a
+`<name>` placeholder), and what to do with a result and with small talk.
 """
 
 from __future__ import annotations
@@ -46,24 +46,20 @@ def _sample(name: str, schema: Mapping[str, Any]) -> Any:
         items = schema.get("items")
         return [_sample(name, items)] if isinstance(items, Mapping) else []
     if kind == "object":
-        return _arguments(schema, all_properties=False)
+        return _arguments(schema)
     description = schema.get("description")
     if isinstance(description, str) and (match := _EG_RE.search(description)):
         return match.group(1).strip()
-    return name.replace("_", " ")
+    return f"<{name}>"  # a placeholder, plainly
 
 
-def _arguments(schema: Mapping[str, Any], *, all_properties: bool) -> dict[str, Any]:
-    """Sample arguments: the required ones (all when none is required)."""
+def _arguments(schema: Mapping[str, Any]) -> dict[str, Any]:
+    """Sample arguments: the required ones."""
     properties = schema.get("properties")
-    if not isinstance(properties, Mapping):
-        return {}
     required = schema.get("required")
-    names = [
-        n
-        for n in properties
-        if all_properties or not isinstance(required, list) or n in required
-    ]
+    if not isinstance(properties, Mapping) or not isinstance(required, list):
+        return {}
+    names = [n for n in properties if n in required]
     return {
         n: _sample(n, properties[n])
         for n in names
@@ -80,8 +76,7 @@ def generated_examples(schemas: Mapping[str, Mapping[str, Any]]) -> str:
         "To use a tool, reply with only one JSON object that names it, e.g.:",
     ]
     for name, schema in list(schemas.items())[:_MAX_TOOLS]:
-        required = schema.get("required")
-        arguments = _arguments(schema, all_properties=not required)
+        arguments = _arguments(schema)
         lines.append(
             json.dumps({"name": name, "arguments": arguments}, ensure_ascii=False)
         )
