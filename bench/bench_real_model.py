@@ -128,10 +128,47 @@ def hooked(word: str) -> Check:
     return check
 
 
+# What our agent says itself when the model does not answer: no answer of
+# the model's (`speech.py`, English).
+AGENT_FALLBACKS = (
+    "The model gave no answer.",
+    "I used all ",
+    "Done. The tool ",
+)
+
+
+def model_answered(answer: str) -> bool:
+    """Some words of the model's own, not a fallback of the agent."""
+    return bool(answer.strip()) and not answer.startswith(AGENT_FALLBACKS)
+
+
 def no_tool(reqs: list[Recorded], _s: DemoToolServer, answer: str) -> tuple[bool, bool]:
-    """Small talk: no request, some answer."""
-    ok = not reqs and bool(answer.strip())
-    return ok, ok
+    """Small talk: right = no request; used = and the model answered (the
+    agent's own "The model gave no answer." is no answer)."""
+    right = not reqs
+    return right, right and model_answered(answer)
+
+
+def rescore(path: str) -> None:
+    """Print the P4 tables of a dump, small talk scored as `no_tool` does now
+    (dumps of older runs counted the agent's fallback as an answer)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    results: dict[str, list[Outcome]] = {}
+    for name, rows in data.items():
+        outcomes = []
+        for row in rows:
+            outcome = Outcome(**{"quirks": {}, **row})
+            if outcome.category == "small talk":
+                outcome.right = not outcome.requests
+                outcome.used = (
+                    outcome.right
+                    and model_answered(outcome.answer)
+                    and not outcome.markup
+                )
+            outcomes.append(outcome)
+        results[name] = outcomes
+    p4_tables(results)
+    quirks_table(results)
 
 
 EVAL: list[tuple[str, str, Check]] = [
@@ -316,7 +353,7 @@ def p4_tables(results: dict[str, list[Outcome]]) -> None:
         ("category", *names),
         rows,
     )
-    summary: list[tuple[str, str, str, int, str]] = []
+    summary: list[tuple[str, str, str, int, int, str]] = []
     for name in names:
         sel = results[name]
         n = len(sel)
@@ -326,6 +363,7 @@ def p4_tables(results: dict[str, list[Outcome]]) -> None:
                 f"{100 * sum(o.right for o in sel) / n:.0f}%",
                 f"{100 * sum(o.used for o in sel) / n:.0f}%",
                 sum(o.markup for o in sel),
+                sum(not model_answered(o.answer) for o in sel),
                 f"{sum(o.seconds for o in sel) / n:.1f}",
             )
         )
@@ -336,6 +374,7 @@ def p4_tables(results: dict[str, list[Outcome]]) -> None:
             "right requests",
             "and answer uses result",
             "answers with markup",
+            "answers by the agent (model silent)",
             "s per request",
         ),
         summary,
@@ -469,4 +508,11 @@ if __name__ == "__main__":
     parser.add_argument("--agents", default="ours,core")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--dump", help="write every outcome to this JSON file")
-    asyncio.run(main(parser.parse_args()))
+    parser.add_argument(
+        "--rescore", help="print the P4 tables of a dump (no model needed)"
+    )
+    arguments = parser.parse_args()
+    if arguments.rescore:
+        rescore(arguments.rescore)
+    else:
+        asyncio.run(main(arguments))

@@ -128,3 +128,82 @@ async def test_some_of_the_tools_at_once_run(
         "/open_garage",
         "/weather/Rome",
     ]
+
+
+@pytest.fixture
+def six_tools(tools: list[dict[str, Any]], tool_endpoint: ToolEndpoint) -> None:
+    """Two more tools: six, as the demo offers."""
+    for name in ("close_garage", "ring_doorbell"):
+        tools.append(
+            {
+                "name": name,
+                "description": name.replace("_", " "),
+                "url": f"{tool_endpoint.url}/{name}",
+                "method": "POST",
+            }
+        )
+
+
+def recital(*names: str) -> Any:
+    return text_stream(
+        "\n".join(json.dumps({"name": n, "arguments": {}}) for n in names)
+    )
+
+
+@pytest.mark.usefixtures("six_tools", "setup_integration")
+async def test_reciting_most_tools_in_their_order_runs_none_the_first_time(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """Five of six tools, one after the other as they are offered (what the
+    0.5B model wrote for "Is it raining in London?"): none runs; told so, the
+    model calls the one it needed. Calls in another order are a request."""
+    llm_server.add(
+        text_stream(
+            "\n".join(
+                json.dumps({"name": n, "arguments": a})
+                for n, a in (
+                    ("get_weather", {"city": "London"}),
+                    ("list_items", {}),
+                    ("send_webhook", {}),
+                    ("open_garage", {}),
+                    ("close_garage", {}),
+                )
+            )
+        ),
+        tool_calls_stream(("get_weather", {"city": "London"})),
+        text_stream("Rain in London? No: sunny, 14 degrees."),
+    )
+
+    result = await converse(hass, "Is it raining in London?")
+
+    assert speech(result) == "Rain in London? No: sunny, 14 degrees."
+    assert [r.path for r in tool_endpoint.requests] == ["/weather/London"]
+    assert results(llm_server.requests[1]) == [ALL_TOOLS_ERROR] * 5
+
+
+@pytest.mark.usefixtures("six_tools", "setup_integration")
+async def test_the_same_recital_again_is_taken_as_meant(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """A model that really wants those calls makes them again: they run."""
+    names = ("list_items", "send_webhook", "open_garage", "close_garage")
+    llm_server.add(recital(*names), recital(*names), text_stream("All done."))
+
+    result = await converse(hass, "List, notify, open and close the garage")
+
+    assert speech(result) == "All done."
+    assert [r.path for r in tool_endpoint.requests] == [f"/{n}" for n in names]
+
+
+@pytest.mark.usefixtures("six_tools", "setup_integration")
+async def test_calls_out_of_the_offered_order_run(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    names = ("open_garage", "list_items", "close_garage", "send_webhook")
+    llm_server.add(recital(*names), text_stream("Done."))
+
+    await converse(hass, "Open the garage, my list, close it, notify me")
+
+    assert sorted(r.path for r in tool_endpoint.requests) == sorted(
+        f"/{n}" for n in names
+    )

@@ -40,13 +40,31 @@ type Delta = AssistantContentDeltaDict | ToolResultContentDeltaDict
 
 # Name used for call markup that could not be read at all.
 UNREADABLE_CALL = "invalid_tool_call"
-# A reply calling every offered tool at once (when there are this many) is
-# no request for all of them: small models do it for small talk.
+# A reply that recites the tool list (every one of at least 4 offered tools,
+# or, of at least 5, two thirds and four or more in the order they are
+# offered) is no request for all of them: small models do it for small talk,
+# or after the one call a request needed. None of those calls runs, the
+# first time (the same calls again are taken as meant).
 ALL_TOOLS_MIN = 4
+RECITAL_MIN = 5
 ALL_TOOLS_ERROR = (
-    "Error: not run: the reply called every tool at once. Call only the tool "
-    "the request needs, or answer without tools."
+    "Error: not run: the reply called the tools one after the other as they "
+    "are listed. Call only the tool the request needs, or answer without tools."
 )
+
+
+def recites_tools(called: list[str], offered: list[str]) -> bool:
+    """Whether the tools `called` (in order, distinct) recite `offered`."""
+    if len(offered) < ALL_TOOLS_MIN:
+        return False
+    if set(called) >= set(offered):
+        return True
+    positions = [offered.index(name) for name in called if name in offered]
+    return (
+        len(offered) >= RECITAL_MIN
+        and len(positions) >= max(4, -(-2 * len(offered) // 3))
+        and positions == sorted(positions)
+    )
 
 
 def over_budget_error(limit: int) -> str:
@@ -129,6 +147,9 @@ class CompletionStream:
     call_budget: int | None = None
     # The turn's limit, for the error text.
     call_limit: int = 0
+    # Recitals of the tool list refused in this turn: the same one again is
+    # taken as meant.
+    refused_recitals: set[frozenset[str]] = field(default_factory=set)
     text: str = ""
     thinking: str = ""
     # JSON the filter kept from speech (an echo of a result).
@@ -356,8 +377,12 @@ class CompletionStream:
     def _release_calls(self) -> list[Delta]:
         """The reply is complete: run its calls within the rules."""
         runnable, self._runnable = self._runnable, []
-        names = {call.tool_name for call in runnable}
-        if len(self.tool_schemas) >= ALL_TOOLS_MIN and names >= set(self.tool_schemas):
+        called = list(dict.fromkeys(call.tool_name for call in runnable))
+        recital = frozenset(called)
+        if recital not in self.refused_recitals and recites_tools(
+            called, list(self.tool_schemas)
+        ):
+            self.refused_recitals.add(recital)
             for call in runnable:
                 self._refuse(call, ALL_TOOLS_ERROR)
             self.all_tools = len(runnable)

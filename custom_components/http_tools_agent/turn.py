@@ -60,6 +60,8 @@ class Turn:
     tools: list[ChatCompletionFunctionToolParam] = field(default_factory=list)
     schemas: ToolSchemas = field(default_factory=dict)
     seen_calls: set[str] = field(default_factory=set)
+    # Tool-list recitals refused this turn (`delta_stream.recites_tools`).
+    refused_recitals: set[frozenset[str]] = field(default_factory=set)
     # Rounds asked so far (the closing request not counted).
     round: int = 0
     # Calls this turn ran (the cap counts them).
@@ -78,6 +80,7 @@ class Turn:
             after_tool_results=bool(self.seen_calls),
             call_budget=max(self.options.max_calls_per_turn - self.calls_run, 0),
             call_limit=self.options.max_calls_per_turn,
+            refused_recitals=self.refused_recitals,
         )
 
     def tool_choice(self, *, closing: bool) -> ToolChoice:
