@@ -157,7 +157,7 @@ def rescore(path: str) -> None:
     for name, rows in data.items():
         outcomes = []
         for row in rows:
-            outcome = Outcome(**{"quirks": {}, **row})
+            outcome = Outcome(**{"quirks": {}, "trace": [], **row})
             if outcome.category == "small talk":
                 outcome.right = not outcome.requests
                 outcome.used = (
@@ -270,6 +270,8 @@ class Outcome:
     requests: list[str]
     # What our agent made up for in this request (diagnostics' counters).
     quirks: dict[str, int]
+    # The calls the chat log showed and their results.
+    trace: list[str]
 
 
 async def run_agent(
@@ -308,7 +310,8 @@ async def _run_agent(
         for index, (category, text, check) in enumerate(EVAL[:limit]):
             tools.reset()
             quirks_before = Counter(entry.runtime_data.model_quirks)
-            elapsed, _first, answer = await timed_turn(hass, agent, text)
+            trace: list[str] = []
+            elapsed, _first, answer = await timed_turn(hass, agent, text, trace)
             quirks = Counter(entry.runtime_data.model_quirks) - quirks_before
             right, used = check(list(tools.requests), tools, answer)
             markup = bool(markup_in(answer))
@@ -321,6 +324,7 @@ async def _run_agent(
                 answer,
                 [f"{r.method} {r.path}" for r in tools.requests],
                 dict(quirks),
+                trace,
             )
             outcomes.append(outcome)
             log(
@@ -492,11 +496,11 @@ async def main(args: argparse.Namespace) -> None:
             with fixed_date_time_prompt():
                 for name in args.agents.split(","):
                     results[name] = await run_agent(name, server.url, tools, args.limit)
+                    if args.dump:  # after each agent: a long run keeps its part
+                        dump(args.dump, results)
             p4_tables(results)
             quirks_table(results)
             print(f"\nP4 wall time: {time.monotonic() - started:.0f} s")
-            if args.dump:
-                dump(args.dump, results)
     finally:
         await tools.stop()
         server.stop()
