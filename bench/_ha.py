@@ -22,7 +22,7 @@ from typing import Any
 from homeassistant import loader
 from homeassistant.components import conversation
 from homeassistant.core import Context, HomeAssistant
-from homeassistant.helpers import chat_session
+from homeassistant.helpers import chat_session, frame
 from pytest_homeassistant_custom_component.common import async_test_home_assistant
 
 import custom_components.http_tools_agent  # noqa: F401  (before HA's loader looks)
@@ -35,17 +35,24 @@ async def home_assistant() -> AsyncIterator[HomeAssistant]:
     with tempfile.TemporaryDirectory() as config_dir:
         async with async_test_home_assistant(config_dir=config_dir) as hass:
             hass.data.pop(loader.DATA_CUSTOM_COMPONENTS, None)
+            # What the pytest plugin's `hass` fixture does: without it, a second
+            # instance in one process fails to create an HTTP session.
+            frame.async_setup(hass)
             yield hass
             await hass.async_stop(force=True)
 
 
 async def timed_turn(
-    hass: HomeAssistant, agent_id: str, text: str
+    hass: HomeAssistant,
+    agent_id: str,
+    text: str,
+    trace: list[str] | None = None,
 ) -> tuple[float, float | None, str]:
     """Run one turn; return (seconds, seconds to the first spoken char, speech).
 
     The first spoken character is the first non-empty `content` delta the
     chat log hands its delta listener: what the Assist pipeline streams to TTS.
+    `trace` receives each call (`name {args}`) and result (`-> text`) shown.
     """
     first: list[float] = []
     started = time.perf_counter()
@@ -53,6 +60,14 @@ async def timed_turn(
     def listener(_chat_log: conversation.ChatLog, delta: dict[str, Any]) -> None:
         if not first and delta.get("content"):
             first.append(time.perf_counter() - started)
+        if trace is None:
+            return
+        for call in delta.get("tool_calls") or ():
+            trace.append(f"{call.tool_name} {call.tool_args}")
+        if delta.get("role") == "tool_result":
+            result = delta.get("result")
+            data = result.get("data") if isinstance(result, dict) else result
+            trace.append(f"-> {str(data)[:120]}")
 
     with (
         chat_session.async_get_chat_session(hass) as session,

@@ -14,7 +14,10 @@
     .venv/bin/python -m bench.bench_real_model [--only p4|p6] [--agents ours,core]
         [--limit N] [--dump FILE]
 
-(`--agents` also takes the variants of ours: ours-nostream, ours-required.)
+(`--agents` also takes the variants of ours: ours-nostream, ours-required,
+ours-examples (generated), ours-handwritten (the examples below), ours-grammar
+(`bench/grammar.py`), ours-note-after and ours-note-bracketed
+(`bench/note_variants.py`).)
 
 Needs `scripts/model_server --install-only` (or HTA_MODEL_SERVER_URL).
 """
@@ -23,7 +26,9 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections import Counter
 from collections.abc import Callable
+from contextlib import nullcontext
 from dataclasses import dataclass
 import json
 from pathlib import Path
@@ -33,6 +38,9 @@ from typing import Any
 import aiohttp
 
 from bench._ha import home_assistant, log, machine, table, timed_turn
+from bench.grammar import grammar_in_requests
+from bench.note_variants import note_placement
+from custom_components.http_tools_agent.const import DOMAIN
 from dev.loopback import Recorded
 from dev.tool_server import DEMO_TOOLS, DemoToolServer, weather_for
 from tests.e2e.harness import (
@@ -120,10 +128,47 @@ def hooked(word: str) -> Check:
     return check
 
 
+# What our agent says itself when the model does not answer: no answer of
+# the model's (`speech.py`, English).
+AGENT_FALLBACKS = (
+    "The model gave no answer.",
+    "I used all ",
+    "Done. The tool ",
+)
+
+
+def model_answered(answer: str) -> bool:
+    """Some words of the model's own, not a fallback of the agent."""
+    return bool(answer.strip()) and not answer.startswith(AGENT_FALLBACKS)
+
+
 def no_tool(reqs: list[Recorded], _s: DemoToolServer, answer: str) -> tuple[bool, bool]:
-    """Small talk: no request, some answer."""
-    ok = not reqs and bool(answer.strip())
-    return ok, ok
+    """Small talk: right = no request; used = and the model answered (the
+    agent's own "The model gave no answer." is no answer)."""
+    right = not reqs
+    return right, right and model_answered(answer)
+
+
+def rescore(path: str) -> None:
+    """Print the P4 tables of a dump, small talk scored as `no_tool` does now
+    (dumps of older runs counted the agent's fallback as an answer)."""
+    data = json.loads(Path(path).read_text(encoding="utf-8"))
+    results: dict[str, list[Outcome]] = {}
+    for name, rows in data.items():
+        outcomes = []
+        for row in rows:
+            outcome = Outcome(**{"quirks": {}, "trace": [], **row})
+            if outcome.category == "small talk":
+                outcome.right = not outcome.requests
+                outcome.used = (
+                    outcome.right
+                    and model_answered(outcome.answer)
+                    and not outcome.markup
+                )
+            outcomes.append(outcome)
+        results[name] = outcomes
+    p4_tables(results)
+    quirks_table(results)
 
 
 EVAL: list[tuple[str, str, Check]] = [
@@ -182,11 +227,33 @@ EVAL: list[tuple[str, str, Check]] = [
     ("small talk", "Good night.", no_tool),
 ]
 
+# Hand-written examples for the demo tools (item 9), in the style the
+# generated ones use; their cities, items and ids are not those of EVAL.
+HANDWRITTEN_EXAMPLES = """\
+The user says "What's the weather in Naples?"; you reply only \
+{"name": "get_weather", "arguments": {"city": "Naples"}}; the tool returns \
+"Naples: cloudy, 12°C"; you answer "In Naples it is cloudy, 12°C."
+The user says "Put cheese on my list."; you reply only \
+{"name": "add_item", "arguments": {"name": "cheese"}}; the tool returns \
+{"id": "9", "name": "cheese", "qty": 1}; you answer "I added cheese to your list."
+The user says "Remove item 7."; you reply only \
+{"name": "delete_item", "arguments": {"id": "7"}}; the tool returns \
+{"deleted": "7"}; you answer "Item 7 is gone."
+The user says "Thanks!"; you answer "You're welcome!" without a tool."""
+
 # Settings of our agent to compare (subentry data / entry options).
 VARIANTS: dict[str, dict[str, Any]] = {
     "ours": {},
     "ours-nostream": {"agent": {"stream": False}},
     "ours-required": {"agent": {"tool_choice": "required"}},
+    "ours-examples": {"agent": {"examples": "generated"}},
+    "ours-handwritten": {
+        "agent": {"examples": "custom", "custom_examples": HANDWRITTEN_EXAMPLES}
+    },
+    "ours-grammar": {"grammar": True},
+    "ours-note-after": {"note": "after"},
+    "ours-note-bracketed": {"note": "bracketed"},
+    "ours-no-examples": {"agent": {"examples": "none"}},
 }
 
 
@@ -201,6 +268,10 @@ class Outcome:
     seconds: float
     answer: str
     requests: list[str]
+    # What our agent made up for in this request (diagnostics' counters).
+    quirks: dict[str, int]
+    # The calls the chat log showed and their results.
+    trace: list[str]
 
 
 async def run_agent(
@@ -208,8 +279,23 @@ async def run_agent(
 ) -> list[Outcome]:
     """Run the eval set through one agent in a fresh Home Assistant."""
     outcomes: list[Outcome] = []
+    variant = VARIANTS.get(name, {})
+    with (
+        grammar_in_requests() if variant.get("grammar") else nullcontext(),
+        note_placement(variant["note"]) if variant.get("note") else nullcontext(),
+    ):
+        return await _run_agent(name, variant, base_url, tools, limit, outcomes)
+
+
+async def _run_agent(
+    name: str,
+    variant: dict[str, Any],
+    base_url: str,
+    tools: DemoToolServer,
+    limit: int | None,
+    outcomes: list[Outcome],
+) -> list[Outcome]:
     async with home_assistant() as hass:
-        variant = VARIANTS.get(name, {})
         ours = await setup_ours(
             hass,
             base_url,
@@ -220,9 +306,13 @@ async def run_agent(
         agent = ours
         if name == "core":
             agent = await setup_llama_cpp(hass, base_url)
+        (entry,) = hass.config_entries.async_entries(DOMAIN)
         for index, (category, text, check) in enumerate(EVAL[:limit]):
             tools.reset()
-            elapsed, _first, answer = await timed_turn(hass, agent, text)
+            quirks_before = Counter(entry.runtime_data.model_quirks)
+            trace: list[str] = []
+            elapsed, _first, answer = await timed_turn(hass, agent, text, trace)
+            quirks = Counter(entry.runtime_data.model_quirks) - quirks_before
             right, used = check(list(tools.requests), tools, answer)
             markup = bool(markup_in(answer))
             outcome = Outcome(
@@ -233,6 +323,8 @@ async def run_agent(
                 elapsed,
                 answer,
                 [f"{r.method} {r.path}" for r in tools.requests],
+                dict(quirks),
+                trace,
             )
             outcomes.append(outcome)
             log(
@@ -265,7 +357,7 @@ def p4_tables(results: dict[str, list[Outcome]]) -> None:
         ("category", *names),
         rows,
     )
-    summary: list[tuple[str, str, str, int, str]] = []
+    summary: list[tuple[str, str, str, int, int, str]] = []
     for name in names:
         sel = results[name]
         n = len(sel)
@@ -275,6 +367,7 @@ def p4_tables(results: dict[str, list[Outcome]]) -> None:
                 f"{100 * sum(o.right for o in sel) / n:.0f}%",
                 f"{100 * sum(o.used for o in sel) / n:.0f}%",
                 sum(o.markup for o in sel),
+                sum(not model_answered(o.answer) for o in sel),
                 f"{sum(o.seconds for o in sel) / n:.1f}",
             )
         )
@@ -285,10 +378,26 @@ def p4_tables(results: dict[str, list[Outcome]]) -> None:
             "right requests",
             "and answer uses result",
             "answers with markup",
+            "answers by the agent (model silent)",
             "s per request",
         ),
         summary,
     )
+
+
+def quirks_table(results: dict[str, list[Outcome]]) -> None:
+    """How often each agent made up for the model, over the whole run."""
+    totals = {name: Counter[str]() for name in results}
+    for name, outcomes in results.items():
+        for outcome in outcomes:
+            totals[name].update(outcome.quirks)
+    kinds = sorted({kind for counter in totals.values() for kind in counter})
+    if kinds:
+        table(
+            "P4: what our agent made up for (counts over the run)",
+            ("kind", *results),
+            [(kind, *(totals[name][kind] for name in results)) for kind in kinds],
+        )
 
 
 async def sent_tools_block(tools: DemoToolServer) -> list[dict[str, Any]]:
@@ -387,10 +496,11 @@ async def main(args: argparse.Namespace) -> None:
             with fixed_date_time_prompt():
                 for name in args.agents.split(","):
                     results[name] = await run_agent(name, server.url, tools, args.limit)
+                    if args.dump:  # after each agent: a long run keeps its part
+                        dump(args.dump, results)
             p4_tables(results)
+            quirks_table(results)
             print(f"\nP4 wall time: {time.monotonic() - started:.0f} s")
-            if args.dump:
-                dump(args.dump, results)
     finally:
         await tools.stop()
         server.stop()
@@ -402,4 +512,11 @@ if __name__ == "__main__":
     parser.add_argument("--agents", default="ours,core")
     parser.add_argument("--limit", type=int)
     parser.add_argument("--dump", help="write every outcome to this JSON file")
-    asyncio.run(main(parser.parse_args()))
+    parser.add_argument(
+        "--rescore", help="print the P4 tables of a dump (no model needed)"
+    )
+    arguments = parser.parse_args()
+    if arguments.rescore:
+        rescore(arguments.rescore)
+    else:
+        asyncio.run(main(arguments))

@@ -26,10 +26,8 @@ from homeassistant.config_entries import ConfigEntry, ConfigSubentryData
 from homeassistant.helpers.json import JSONEncoder
 from homeassistant.util.ulid import ulid_now
 
-from custom_components.http_tools_agent.config_flow import (
-    HttpToolsAgentConfigFlow,
-    default_agent_data,
-)
+from custom_components.http_tools_agent.agent_form import default_agent_data
+from custom_components.http_tools_agent.config_flow import HttpToolsAgentConfigFlow
 from custom_components.http_tools_agent.const import (
     CONF_BASE_URL,
     CONF_TEMPERATURE,

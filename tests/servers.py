@@ -25,6 +25,10 @@ from aiohttp import web
 from dev.loopback import LoopbackServer, RecordingServer
 
 TRANSCRIPTS = Path(__file__).parent / "fixtures" / "transcripts"
+# Real servers' answers to the server checks and to over-long requests.
+SERVER_CHECKS = Path(__file__).parent / "fixtures" / "server_checks"
+# Answers of servers that cannot run here, written from their documentation.
+DOCUMENTED = Path(__file__).parent / "fixtures" / "documented"
 
 # Qwen3-Coder's native call after a thinking block, streamed in pieces that
 # split the tags (what a Qwen3 model with thinking on sends).
@@ -67,6 +71,26 @@ def transcript(name: str) -> Reply:
         content_type=data["content_type"],
         body=data["body"].encode("utf-8"),
     )
+
+
+def _reply_from(path: Path) -> Reply:
+    data = json.loads(path.read_text(encoding="utf-8"))
+    return Reply(
+        status=data["status"],
+        content_type=data["content_type"],
+        body=data["body"].encode("utf-8"),
+    )
+
+
+def server_check(name: str) -> Reply:
+    """A real server's answer to a server check or an over-long request,
+    replayed exactly (`fixtures/server_checks`)."""
+    return _reply_from(SERVER_CHECKS / f"{name}.json")
+
+
+def documented(name: str) -> Reply:
+    """An answer written from a server's documentation (`fixtures/documented`)."""
+    return _reply_from(DOCUMENTED / f"{name}.json")
 
 
 def transcript_request(name: str) -> dict[str, Any]:
@@ -218,8 +242,15 @@ class FakeLLMServer(LoopbackServer):
     requests: list[dict[str, Any]] = field(default_factory=list)
     models_status: int = 200
     models_body: bytes | None = None
+    # A model list as a real server sent it (captured or documented).
+    models_reply: Reply | None = None
     # How many times `GET /v1/models` was asked (server checks).
     model_list_requests: int = 0
+    # Answers of other paths, by "METHOD /path" (or "POST /api/show <model>"
+    # for a request naming a model), e.g. a captured llama.cpp `/props`; any
+    # other path answers 404, as most servers do. Each request is recorded.
+    pages: dict[str, Reply] = field(default_factory=dict)
+    page_requests: list[str] = field(default_factory=list)
 
     @property
     def base_url(self) -> str:
@@ -243,6 +274,12 @@ class FakeLLMServer(LoopbackServer):
         if not self._authorized(request):
             return web.json_response(
                 {"error": {"message": "Invalid API key", "type": "auth"}}, status=401
+            )
+        if self.models_reply is not None:
+            return web.Response(
+                status=self.models_reply.status,
+                body=self.models_reply.body,
+                headers={"Content-Type": self.models_reply.content_type},
             )
         if self.models_body is not None:
             return web.Response(
@@ -311,10 +348,25 @@ class FakeLLMServer(LoopbackServer):
         else:
             self.mark("release")
 
+    async def _page(self, request: web.Request) -> web.StreamResponse:
+        key = f"{request.method} {request.path}"
+        body = await request.json() if request.can_read_body else None
+        model = body.get("model") if isinstance(body, dict) else None
+        self.page_requests.append(f"{key} {model}" if model else key)
+        reply = self.pages.get(f"{key} {model}") or self.pages.get(key)
+        if reply is None:
+            return web.json_response({"detail": "Not Found"}, status=404)
+        return web.Response(
+            status=reply.status,
+            body=reply.body,
+            headers={"Content-Type": reply.content_type},
+        )
+
     def routes(self, app: web.Application) -> None:
-        """The two endpoints the openai client uses."""
+        """The two endpoints the openai client uses, and `pages`."""
         app.router.add_get("/v1/models", self._models)
         app.router.add_post("/v1/chat/completions", self._chat)
+        app.router.add_route("*", "/{tail:.*}", self._page)
 
 
 @dataclass

@@ -17,6 +17,7 @@ from custom_components.http_tools_agent.const import (
     CONF_STREAM,
     CONF_TEMPERATURE,
     CONF_TOOL_CHOICE,
+    DEFAULT_EXAMPLES,
     DOMAIN,
     SUBENTRY_CONVERSATION,
 )
@@ -197,8 +198,15 @@ async def test_add_and_reconfigure_agent(
     new = next(
         s for s in entry.subentries.values() if s.data[CONF_MODEL] == "my-own-model"
     )
-    # No tools chosen: the agent offers all of them.
-    assert new.data == {**agent, "http_tools": []}
+    # No tools chosen: the agent offers all of them; the small-model settings
+    # (a collapsed section, left alone) keep their defaults.
+    assert new.data == {
+        **agent,
+        "http_tools": [],
+        "thinking": "auto",
+        "max_calls_per_turn": 8,
+        "examples": DEFAULT_EXAMPLES,
+    }
 
     result = await entry.start_subentry_reconfigure_flow(hass, new.subentry_id)
     assert result["type"] is FlowResultType.FORM

@@ -303,22 +303,22 @@ async def test_tools_switched_off(
 async def test_rounds_run_out_but_the_user_hears_why(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
 ) -> None:
-    """A model that keeps calling: two rounds, a closing request, then a message."""
+    """A model that keeps calling: two rounds, a closing request (asked once
+    more without streaming when it comes back empty), then a message."""
     llm_server.add(
         tool_calls_stream(("get_weather", {"city": "Rome"})),
         tool_calls_stream(("get_weather", {"city": "Milan"})),
         sse([chunk({"role": "assistant", "content": ""}), chunk({}, "stop")]),
+        completion(""),
     )
 
     result = await converse(hass, "Weather everywhere")
 
     assert speech(result) == "I used all 2 tool rounds without reaching an answer."
     assert len(tool_endpoint.requests) == 2
-    assert [r.get("tool_choice") for r in llm_server.requests] == [
-        "auto",
-        "auto",
-        "none",
-    ]
+    assert [
+        (r.get("tool_choice"), r.get("stream", False)) for r in llm_server.requests
+    ] == [("auto", True), ("auto", True), ("none", True), ("none", False)]
 
 
 @pytest.mark.usefixtures("setup_integration")

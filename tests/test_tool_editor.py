@@ -11,6 +11,7 @@ import probatio
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components.http_tools_agent.agent_form import agent_form_values
 from custom_components.http_tools_agent.agent_tools import issue_id
 from custom_components.http_tools_agent.const import DOMAIN
 
@@ -259,7 +260,9 @@ async def test_delete_reports_agents_that_chose_the_tool(
         {"label": "send_webhook", "value": "send_webhook"},
         {"label": "get_weather (missing)", "value": "get_weather"},
     ]
-    data = {k: v for k, v in agent.data.items() if k != "prompt"}
+    # What the form shows (its advanced section nested), the tool deselected.
+    data = agent_form_values(dict(agent.data))
+    data.pop("prompt")
     result = await hass.config_entries.subentries.async_configure(
         result["flow_id"], {**data, "http_tools": ["send_webhook"]}
     )

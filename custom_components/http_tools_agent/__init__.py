@@ -9,13 +9,19 @@ from homeassistant.helpers.typing import ConfigType
 
 from .agent_tools import async_delete_agent_issues, async_report_missing_tools
 from .availability import ServerAvailability
-from .client import ServerCheckError, async_connect, async_list_models
+from .client import ServerCheckError, async_connect, async_model_entries
 from .const import CONF_BASE_URL, CONF_TOOLS_ENABLED, DOMAIN, TOOLS_ENABLED_AUTO
 from .errors import raise_setup_error
 from .http import HttpToolsView
 from .llm_api import HttpToolsAPI
 from .redact import display_url
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime, ToolSettings
+from .server_info import (
+    agent_models,
+    async_probe_server,
+    async_report_tool_support,
+    tool_support_issue_id,
+)
 from .services import async_setup_services
 from .tools import (
     EntryTools,
@@ -44,9 +50,11 @@ async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) ->
     """
     try:
         client = await async_connect(hass, entry.data)
-        await async_list_models(client)
+        models = await async_model_entries(client)
     except ServerCheckError as err:
         raise_setup_error(err.reason, display_url(entry.data[CONF_BASE_URL]))
+    used_models = agent_models(s.data for s in entry.subentries.values())
+    server_info = await async_probe_server(hass, entry.data, models, used_models)
 
     configured = await async_load_configured_tools(hass, entry.entry_id, entry.options)
     availability = ServerAvailability(hass, client, entry.title)
@@ -60,6 +68,17 @@ async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) ->
         ),
         settings=ToolSettings.from_options(entry.options),
         availability=availability,
+        server_info=server_info,
+    )
+    async_report_tool_support(
+        hass,
+        entry.entry_id,
+        display_url(entry.data[CONF_BASE_URL]),
+        server_info,
+        used_models,
+    )
+    entry.async_on_unload(
+        availability.async_add_listener(lambda: _server_back(hass, entry))
     )
     async_report_missing_tools(hass, entry)
     entry.async_on_unload(
@@ -78,7 +97,38 @@ async def async_unload_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -
 async def async_remove_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> None:
     """Drop the entry's repair issues with it."""
     ir.async_delete_issue(hass, DOMAIN, tools_file_issue_id(entry.entry_id))
+    ir.async_delete_issue(hass, DOMAIN, tool_support_issue_id(entry.entry_id))
     async_delete_agent_issues(hass, entry.entry_id)
+
+
+def _server_back(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> None:
+    """When the server answers again it may have been restarted with other
+    settings (e.g. `--jinja`): ask it again what it can do."""
+    if entry.runtime_data.availability.available:
+        entry.async_create_background_task(
+            hass, _async_refresh_server_info(hass, entry), "http_tools_agent probe"
+        )
+
+
+async def _async_refresh_server_info(
+    hass: HomeAssistant, entry: HttpToolsConfigEntry
+) -> None:
+    runtime = entry.runtime_data
+    try:
+        models = await async_model_entries(runtime.client)
+    except ServerCheckError:
+        return
+    used_models = agent_models(s.data for s in entry.subentries.values())
+    runtime.server_info = await async_probe_server(
+        hass, entry.data, models, used_models
+    )
+    async_report_tool_support(
+        hass,
+        entry.entry_id,
+        display_url(entry.data[CONF_BASE_URL]),
+        runtime.server_info,
+        used_models,
+    )
 
 
 async def _async_update_listener(

@@ -56,11 +56,17 @@ async def async_create_client(
 
 async def async_list_models(client: openai.AsyncOpenAI) -> list[str]:
     """List the server's model ids, raising ServerCheckError with a reason."""
+    return [str(model["id"]) for model in await async_model_entries(client)]
+
+
+async def async_model_entries(client: openai.AsyncOpenAI) -> list[dict[str, Any]]:
+    """The server's model list as it sent it (with fields beyond the
+    standard, e.g. vLLM's `max_model_len`); ServerCheckError with a reason."""
     try:
         page = await client.with_options(
             timeout=SERVER_CHECK_TIMEOUT, max_retries=0
         ).models.list()
-        models = [model.id async for model in page]
+        models = [model.to_dict() async for model in page]
     except openai.AuthenticationError as err:
         raise ServerCheckError("invalid_auth") from err
     except openai.PermissionDeniedError as err:
@@ -78,7 +84,7 @@ async def async_list_models(client: openai.AsyncOpenAI) -> list[str]:
         raise ServerCheckError("not_openai_compatible") from err
     except (ValueError, TypeError, AttributeError, httpx.HTTPError) as err:
         raise ServerCheckError("not_openai_compatible") from err
-    return [m for m in models if isinstance(m, str)]
+    return [m for m in models if isinstance(m.get("id"), str)]
 
 
 async def async_connect(
@@ -104,6 +110,13 @@ async def async_check_server(hass: HomeAssistant, data: Mapping[str, Any]) -> li
     return await async_list_models(await async_connect(hass, data))
 
 
+async def async_check_server_entries(
+    hass: HomeAssistant, data: Mapping[str, Any]
+) -> list[dict[str, Any]]:
+    """Connect with entry data and return the model list as sent."""
+    return await async_model_entries(await async_connect(hass, data))
+
+
 async def _server_sent_data(lines: AsyncIterator[str]) -> AsyncGenerator[str]:
     """The `data` of each server-sent event (the SSE format, as the SDK reads it)."""
     data: list[str] = []
@@ -119,7 +132,9 @@ async def _server_sent_data(lines: AsyncIterator[str]) -> AsyncGenerator[str]:
 
 
 async def async_stream_completion(
-    client: openai.AsyncOpenAI, params: CompletionCreateParamsBase
+    client: openai.AsyncOpenAI,
+    params: CompletionCreateParamsBase,
+    extra_body: Mapping[str, Any] | None = None,
 ) -> AsyncGenerator[Any]:
     """Stream a chat completion; yield each chunk as decoded JSON.
 
@@ -128,9 +143,10 @@ async def async_stream_completion(
     client drop the connection), so the next request reuses the connection:
     no new TCP (or TLS) handshake per round. An `error` event raises
     `openai.APIError`; text that is not JSON raises `json.JSONDecodeError`.
+    `extra_body`: fields merged into the request's JSON (the agent's own).
     """
     async with client.chat.completions.with_streaming_response.create(
-        **params, stream=True
+        **params, stream=True, extra_body=dict(extra_body) if extra_body else None
     ) as response:
         done = False
         try:
@@ -161,10 +177,12 @@ async def async_stream_completion(
 
 
 async def async_complete(
-    client: openai.AsyncOpenAI, params: CompletionCreateParamsBase
+    client: openai.AsyncOpenAI,
+    params: CompletionCreateParamsBase,
+    extra_body: Mapping[str, Any] | None = None,
 ) -> Any:
     """Ask for a whole chat completion; return it as decoded JSON."""
     response = await client.chat.completions.with_raw_response.create(
-        **params, stream=False
+        **params, stream=False, extra_body=dict(extra_body) if extra_body else None
     )
     return json.loads(response.text)

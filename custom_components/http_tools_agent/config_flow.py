@@ -14,19 +14,9 @@ from homeassistant.config_entries import (
     OptionsFlow,
     SubentryFlowResult,
 )
-from homeassistant.const import CONF_API_KEY, CONF_LLM_HASS_API, CONF_PROMPT
-from homeassistant.core import HomeAssistant, callback
-from homeassistant.helpers import llm
+from homeassistant.const import CONF_API_KEY
+from homeassistant.core import callback
 from homeassistant.helpers.selector import (
-    BooleanSelector,
-    NumberSelector,
-    NumberSelectorConfig,
-    NumberSelectorMode,
-    SelectOptionDict,
-    SelectSelector,
-    SelectSelectorConfig,
-    SelectSelectorMode,
-    TemplateSelector,
     TextSelector,
     TextSelectorConfig,
     TextSelectorType,
@@ -34,31 +24,32 @@ from homeassistant.helpers.selector import (
 from homeassistant.util.ulid import ulid_now
 import probatio
 
-from .agent_tools import chosen_tools
-from .client import ServerCheckError, async_check_server, async_list_models
+from .agent_form import (
+    agent_data_from_form,
+    agent_form_values,
+    agent_schema,
+    default_agent_data,
+)
+from .client import (
+    ServerCheckError,
+    async_check_server,
+    async_check_server_entries,
+    async_list_models,
+)
 from .const import (
-    CONF_AGENT_TOOLS,
     CONF_BASE_URL,
-    CONF_MAX_TOKENS,
     CONF_MODEL,
-    CONF_STREAM,
-    CONF_TEMPERATURE,
-    CONF_TOOL_CHOICE,
     DEFAULT_BASE_URL,
     DEFAULT_CONVERSATION_NAME,
-    DEFAULT_MAX_TOKENS,
     DEFAULT_MODEL,
-    DEFAULT_STREAM,
-    DEFAULT_TEMPERATURE,
-    DEFAULT_TOOL_CHOICE,
     DOMAIN,
     LOGGER,
     SUBENTRY_CONVERSATION,
-    TOOL_CHOICES,
 )
 from .llm_api import api_id_for
 from .options_flow import HttpToolsOptionsFlow
 from .redact import display_url
+from .server_info import async_probe_server
 
 
 def _server_schema(defaults: dict[str, Any]) -> probatio.Schema:
@@ -81,24 +72,16 @@ def _clean_server_input(user_input: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
-def default_agent_data(api_id: str, models: list[str]) -> dict[str, Any]:
-    """Return the settings of a new agent: this entry's tools, auto tool choice."""
-    return {
-        CONF_MODEL: models[0] if models else DEFAULT_MODEL,
-        CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
-        CONF_LLM_HASS_API: [api_id],
-        CONF_TEMPERATURE: DEFAULT_TEMPERATURE,
-        CONF_MAX_TOKENS: DEFAULT_MAX_TOKENS,
-        CONF_TOOL_CHOICE: DEFAULT_TOOL_CHOICE,
-        CONF_STREAM: DEFAULT_STREAM,
-    }
-
-
 class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
     """Add an OpenAI-compatible server."""
 
     VERSION = 1
     MINOR_VERSION = 1
+
+    def __init__(self) -> None:
+        """Start the flow."""
+        self._data: dict[str, Any] = {}
+        self._models: list[str] = []
 
     @override
     async def async_step_user(
@@ -110,33 +93,66 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
             data = _clean_server_input(user_input)
             self._async_abort_entries_match({CONF_BASE_URL: data[CONF_BASE_URL]})
             try:
-                models = await async_check_server(self.hass, data)
+                entries = await async_check_server_entries(self.hass, data)
             except ServerCheckError as err:
                 errors["base"] = err.reason
             else:
-                # A stable key known before the entry exists, so the first
-                # agent can select this entry's HTTP tools API.
-                await self.async_set_unique_id(ulid_now())
-                return self.async_create_entry(
-                    title=display_url(data[CONF_BASE_URL]),
-                    data=data,
-                    subentries=[
-                        {
-                            "subentry_type": SUBENTRY_CONVERSATION,
-                            "data": default_agent_data(
-                                api_id_for(self.unique_id or ""), models
-                            ),
-                            "title": DEFAULT_CONVERSATION_NAME,
-                            "unique_id": None,
+                self._data = data
+                self._models = [str(m["id"]) for m in entries]
+                model = self._models[0] if self._models else DEFAULT_MODEL
+                info = await async_probe_server(self.hass, data, entries, [model])
+                if missing := info.without_tools([model]):
+                    # Say so before adding it: the agent still works with
+                    # calls the model writes as text.
+                    return await self.async_step_no_tool_support(
+                        placeholders={
+                            "server": display_url(data[CONF_BASE_URL]),
+                            "kind": info.kind,
+                            "models": ", ".join(missing),
                         }
-                    ],
-                )
+                    )
+                return await self._async_create_server_entry()
         return self.async_show_form(
             step_id="user",
             data_schema=self.add_suggested_values_to_schema(
                 _server_schema(user_input or {}), user_input or {}
             ),
             errors=errors,
+        )
+
+    async def async_step_no_tool_support(
+        self,
+        user_input: dict[str, Any] | None = None,
+        placeholders: dict[str, str] | None = None,
+    ) -> ConfigFlowResult:
+        """The server says its chat template takes no tools: add it anyway?"""
+        if user_input is not None:
+            return await self._async_create_server_entry()
+        return self.async_show_form(
+            step_id="no_tool_support",
+            data_schema=probatio.Schema({}),
+            description_placeholders=placeholders,
+        )
+
+    async def _async_create_server_entry(self) -> ConfigFlowResult:
+        """The entry, with a first agent on the server's first model."""
+        data = self._data
+        # A stable key known before the entry exists, so the first agent can
+        # select this entry's HTTP tools API.
+        await self.async_set_unique_id(ulid_now())
+        return self.async_create_entry(
+            title=display_url(data[CONF_BASE_URL]),
+            data=data,
+            subentries=[
+                {
+                    "subentry_type": SUBENTRY_CONVERSATION,
+                    "data": default_agent_data(
+                        api_id_for(self.unique_id or ""), self._models
+                    ),
+                    "title": DEFAULT_CONVERSATION_NAME,
+                    "unique_id": None,
+                }
+            ],
         )
 
     async def async_step_reconfigure(
@@ -228,74 +244,6 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
         return {SUBENTRY_CONVERSATION: ConversationFlowHandler}
 
 
-def agent_schema(
-    hass: HomeAssistant,
-    models: list[str],
-    current: dict[str, Any],
-    tool_names: list[str] | None = None,
-) -> probatio.Schema:
-    """Return the form of an agent's settings.
-
-    `tool_names`: the server's configured tools the agent may choose from;
-    a chosen name that is gone stays listed, marked missing, until deselected.
-    """
-    apis = [
-        SelectOptionDict(label=api.name, value=api.id)
-        for api in llm.async_get_apis(hass)
-    ]
-    model_options = list(
-        dict.fromkeys([*models, current.get(CONF_MODEL) or DEFAULT_MODEL])
-    )
-    return probatio.Schema(
-        {
-            probatio.Required(CONF_MODEL): SelectSelector(
-                SelectSelectorConfig(
-                    options=model_options,
-                    mode=SelectSelectorMode.DROPDOWN,
-                    custom_value=True,
-                    sort=True,
-                )
-            ),
-            probatio.Optional(CONF_PROMPT): TemplateSelector(),
-            probatio.Optional(CONF_LLM_HASS_API): SelectSelector(
-                SelectSelectorConfig(options=apis, multiple=True)
-            ),
-            probatio.Required(CONF_TEMPERATURE): NumberSelector(
-                NumberSelectorConfig(min=0, max=2, step=0.05)
-            ),
-            probatio.Required(CONF_MAX_TOKENS): NumberSelector(
-                NumberSelectorConfig(
-                    min=16, max=32768, step=1, mode=NumberSelectorMode.BOX
-                )
-            ),
-            probatio.Required(CONF_TOOL_CHOICE): SelectSelector(
-                SelectSelectorConfig(
-                    options=list(TOOL_CHOICES),
-                    mode=SelectSelectorMode.DROPDOWN,
-                    translation_key=CONF_TOOL_CHOICE,
-                )
-            ),
-            probatio.Required(CONF_STREAM): BooleanSelector(),
-            probatio.Optional(CONF_AGENT_TOOLS): SelectSelector(
-                SelectSelectorConfig(
-                    options=_tool_options(tool_names or [], chosen_tools(current)),
-                    multiple=True,
-                )
-            ),
-        }
-    )
-
-
-def _tool_options(names: list[str], chosen: list[str]) -> list[SelectOptionDict]:
-    options = [SelectOptionDict(label=name, value=name) for name in names]
-    options += [
-        SelectOptionDict(label=f"{name} (missing)", value=name)
-        for name in chosen
-        if name not in names
-    ]
-    return options
-
-
 class ConversationFlowHandler(ConfigSubentryFlow):
     """Add or change an agent."""
 
@@ -325,24 +273,21 @@ class ConversationFlowHandler(ConfigSubentryFlow):
         entry = self._get_entry()
         if entry.state is not ConfigEntryState.LOADED:
             return self.async_abort(reason="entry_not_loaded")
+        errors: dict[str, str] = {}
+        placeholders: dict[str, str] = {}
         if user_input is not None:
-            data = {
-                **user_input,
-                CONF_MAX_TOKENS: int(user_input[CONF_MAX_TOKENS]),
-                CONF_TEMPERATURE: float(user_input[CONF_TEMPERATURE]),
-                CONF_LLM_HASS_API: user_input.get(CONF_LLM_HASS_API) or [],
-                CONF_AGENT_TOOLS: user_input.get(CONF_AGENT_TOOLS) or [],
-            }
-            if self.source == "user":
+            data, errors, placeholders = agent_data_from_form(user_input)
+            if not errors and self.source == "user":
                 return self.async_create_entry(
                     title=DEFAULT_CONVERSATION_NAME
                     if not entry.subentries
                     else f"{DEFAULT_CONVERSATION_NAME} ({data[CONF_MODEL]})",
                     data=data,
                 )
-            return self.async_update_and_abort(
-                entry, self._get_reconfigure_subentry(), data=data
-            )
+            if not errors:
+                return self.async_update_and_abort(
+                    entry, self._get_reconfigure_subentry(), data=data
+                )
 
         models = await self._async_models()
         if self.source == "user":
@@ -362,6 +307,9 @@ class ConversationFlowHandler(ConfigSubentryFlow):
         return self.async_show_form(
             step_id="user" if self.source == "user" else "reconfigure",
             data_schema=self.add_suggested_values_to_schema(
-                agent_schema(self.hass, models, current, tool_names), current
+                agent_schema(self.hass, models, current, tool_names),
+                user_input or agent_form_values(current),
             ),
+            errors=errors,
+            description_placeholders=placeholders,
         )

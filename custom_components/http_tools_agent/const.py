@@ -45,7 +45,23 @@ CONF_STREAM: Final = "stream"
 # The names of this server's HTTP tools the agent offers (absent or empty: all).
 CONF_AGENT_TOOLS: Final = "http_tools"
 
+# Settings for small local models (the agent form's "advanced" section).
+CONF_ADVANCED: Final = "advanced"
+CONF_THINKING: Final = "thinking"
+CONF_EXTRA_BODY: Final = "extra_body"
+CONF_MAX_CALLS_PER_TURN: Final = "max_calls_per_turn"
+CONF_EXAMPLES: Final = "examples"
+CONF_CUSTOM_EXAMPLES: Final = "custom_examples"
+
 TOOL_CHOICES: Final = ("auto", "required", "none")
+THINKING_CHOICES: Final = ("auto", "off", "on")
+DEFAULT_THINKING: Final = "auto"
+DEFAULT_MAX_CALLS_PER_TURN: Final = 8
+EXAMPLES_NONE: Final = "none"
+EXAMPLES_GENERATED: Final = "generated"
+EXAMPLES_CUSTOM: Final = "custom"
+EXAMPLES_CHOICES: Final = (EXAMPLES_NONE, EXAMPLES_GENERATED, EXAMPLES_CUSTOM)
+DEFAULT_EXAMPLES: Final = EXAMPLES_NONE
 DEFAULT_TOOL_CHOICE: Final = "auto"
 DEFAULT_TEMPERATURE: Final = 0.7
 DEFAULT_MAX_TOKENS: Final = 1024

@@ -5,6 +5,10 @@ never reach the speaker; structured `tool_calls` deltas are assembled by
 index. Calls the agent cannot run (unknown tool, unreadable arguments or
 markup) become external calls answered with an `Error: …` result, so the
 model reads what went wrong in the standard round trip and can retry.
+Calls to run are released when the reply ends, after two checks: the turn's
+call budget (`call_budget`) and the rule that one reply may not call every
+offered tool at once (what a small model does with "What is 2 plus 2?").
+Calls refused so are answered with an `Error: …` result too.
 Afterwards the object tells what the reply held: `text`, `calls`, `empty`,
 `finish_reason`.
 """
@@ -40,6 +44,41 @@ UNREADABLE_CALL = "invalid_tool_call"
 # A reply that repeats one answered call this often is looping: small models
 # (Qwen2.5-0.5B on llama-server) write it until `max_tokens`, 25 s on a CPU.
 LOOP_REPEATS = 2
+# A reply that recites the tool list (every one of at least 4 offered tools,
+# or, of at least 5, two thirds and four or more in the order they are
+# offered) is no request for all of them: small models do it for small talk,
+# or after the one call a request needed. None of those calls runs, the
+# first time (the same calls again are taken as meant).
+ALL_TOOLS_MIN = 4
+RECITAL_MIN = 5
+ALL_TOOLS_ERROR = (
+    "Error: not run: the reply called the tools one after the other as they "
+    "are listed. Call only the tool the request needs, or answer without tools."
+)
+
+
+def recites_tools(called: list[str], offered: list[str]) -> bool:
+    """Whether the tools `called` (in order, distinct) recite `offered`."""
+    if len(offered) < ALL_TOOLS_MIN:
+        return False
+    if set(called) >= set(offered):
+        return True
+    positions = [offered.index(name) for name in called if name in offered]
+    return (
+        len(offered) >= RECITAL_MIN
+        and len(positions) >= max(4, -(-2 * len(offered) // 3))
+        and positions == sorted(positions)
+    )
+
+
+def over_budget_error(limit: int) -> str:
+    """What the model reads for a call over the turn's limit."""
+    return (
+        f"Error: not run: this turn already made {limit} tool calls, the limit. "
+        "Answer with the results you have."
+    )
+
+
 _ID_CHARS = string.ascii_letters + string.digits
 
 
@@ -100,7 +139,8 @@ class CompletionStream:
     `run_calls` is False on the closing request (tools offered with
     `tool_choice: none`): calls are still recognised, so their markup stays
     hidden, but they are dropped. `seen_calls` is shared by a turn's rounds:
-    a call repeated with the same arguments is not run again.
+    a call repeated with the same arguments is not run again. `call_budget`:
+    how many more calls the turn may run (None: no limit).
     """
 
     tool_schemas: Mapping[str, Mapping[str, Any]]
@@ -108,12 +148,26 @@ class CompletionStream:
     run_calls: bool = True
     # The reply answers tool results: JSON echoing them is not speech.
     after_tool_results: bool = False
+    call_budget: int | None = None
+    # The turn's limit, for the error text.
+    call_limit: int = 0
+    # Recitals of the tool list refused in this turn: the same one again is
+    # taken as meant.
+    refused_recitals: set[frozenset[str]] = field(default_factory=set)
     text: str = ""
     thinking: str = ""
+    # JSON the filter kept from speech (an echo of a result).
+    held: str = ""
     calls: int = 0
+    # Calls released to run; refused for the budget or as "every tool".
+    ran: int = 0
+    over_budget: int = 0
+    all_tools: int = 0
     repeats: int = 0
     # How often each answered call came back in this reply.
     _repeated: Counter[str] = field(default_factory=Counter)
+    # Calls recognised on the closing request (never run).
+    dropped: int = 0
     finish_reason: str | None = None
     # What the server reported evaluating, when it says so.
     usage: dict[str, Any] | None = None
@@ -127,6 +181,7 @@ class CompletionStream:
     _partial: dict[int, _PartialCall] = field(default_factory=dict)
     _slots: dict[int, int] = field(default_factory=dict)
     _unrunnable_calls: list[tuple[llm.ToolInput, str]] = field(default_factory=list)
+    _runnable: list[llm.ToolInput] = field(default_factory=list)
 
     def __post_init__(self) -> None:
         """Start the text filter for this reply."""
@@ -142,16 +197,20 @@ class CompletionStream:
 
     @property
     def empty(self) -> bool:
-        """Return whether the reply held nothing at all.
+        """Return whether the reply held no words and no call.
 
-        Thinking (or an echoed result) is something: the server did not
-        swallow the reply, so asking again without streaming would not help.
+        Thinking alone counts as empty: a thinking model behind a server
+        whose parser does not match loses its answer or call on the
+        streaming path (guide, section 7). An echoed result, a repeated call
+        or a call on the closing request is something: the server did not
+        swallow the reply, so asking again would not help.
         """
         return (
             not self.text.strip()
-            and not self.thinking.strip()
+            and not self.held.strip()
             and not self.calls
             and not self.repeats
+            and not self.dropped
         )
 
     async def async_run(
@@ -160,12 +219,15 @@ class CompletionStream:
         params: CompletionCreateParamsBase,
         *,
         stream: bool,
+        extra_body: Mapping[str, Any] | None = None,
     ) -> AsyncGenerator[Delta]:
         """Ask the model once and yield what it says as chat log deltas."""
         yield {"role": "assistant"}
         with llm_error_handler():
             if stream:
-                async with aclosing(async_stream_completion(client, params)) as chunks:
+                async with aclosing(
+                    async_stream_completion(client, params, extra_body)
+                ) as chunks:
                     async for chunk in chunks:
                         for delta in self._chunk(_object(chunk)):
                             yield delta
@@ -174,11 +236,13 @@ class CompletionStream:
                             break
             else:
                 for delta in self._completion(
-                    _object(await async_complete(client, params))
+                    _object(await async_complete(client, params, extra_body))
                 ):
                     yield delta
             for delta in self._finish():
                 yield delta
+        for delta in self._release_calls():
+            yield delta
         for delta in self._unrunnable_deltas():
             yield delta
 
@@ -270,6 +334,7 @@ class CompletionStream:
         deltas: list[Delta] = []
         if out.thinking:
             self.thinking += out.thinking
+            self.held += out.held
             deltas.append({"thinking_content": out.thinking})
         if out.text:
             self.text += out.text
@@ -323,8 +388,41 @@ class CompletionStream:
         self._slots.clear()
         return deltas
 
+    def _release_calls(self) -> list[Delta]:
+        """The reply is complete: run its calls within the rules."""
+        runnable, self._runnable = self._runnable, []
+        called = list(dict.fromkeys(call.tool_name for call in runnable))
+        recital = frozenset(called)
+        if recital not in self.refused_recitals and recites_tools(
+            called, list(self.tool_schemas)
+        ):
+            self.refused_recitals.add(recital)
+            for call in runnable:
+                self._refuse(call, ALL_TOOLS_ERROR)
+            self.all_tools = len(runnable)
+            return []
+        if self.call_budget is not None and len(runnable) > self.call_budget:
+            for call in runnable[self.call_budget :]:
+                self._refuse(call, over_budget_error(self.call_limit))
+            self.over_budget = len(runnable) - self.call_budget
+            runnable = runnable[: self.call_budget]
+        self.ran = len(runnable)
+        return [{"tool_calls": runnable}] if runnable else []
+
+    def _refuse(self, call: llm.ToolInput, error: str) -> None:
+        """A call that will not run: answered with `error` (not a repeat)."""
+        self.seen_calls.discard(call_key(call.tool_name, call.tool_args))
+        external = llm.ToolInput(
+            tool_name=call.tool_name,
+            tool_args=call.tool_args,
+            id=call.id,
+            external=True,
+        )
+        self._unrunnable_calls.append((external, error))
+
     def _call(self, name: str, arguments: dict[str, Any], call_id: str) -> list[Delta]:
         if not self.run_calls:
+            self.dropped += 1
             return []
         resolved = self._names.resolve(name)
         if resolved is None:
@@ -339,15 +437,18 @@ class CompletionStream:
             return []
         self.seen_calls.add(key)
         self.calls += 1
-        tool_input = llm.ToolInput(
-            tool_name=resolved, tool_args=arguments, id=call_id or new_call_id()
+        self._runnable.append(
+            llm.ToolInput(
+                tool_name=resolved, tool_args=arguments, id=call_id or new_call_id()
+            )
         )
-        return [{"tool_calls": [tool_input]}]
+        return []
 
     def _unrunnable(
         self, name: str, arguments: dict[str, Any], error: str, call_id: str = ""
     ) -> list[Delta]:
         if not self.run_calls:
+            self.dropped += 1
             return []
         self.calls += 1
         tool_input = llm.ToolInput(

@@ -1,4 +1,5 @@
-"""Diagnostics: configuration, active tools and recent errors, without secrets.
+"""Diagnostics: configuration, active tools, the server's kind and
+capabilities, what the agents made up for, and recent errors, without secrets.
 
 Redacted: the API key, the secrets (listed by name only), every header value
 of every tool (headers carry credentials), passwords in URLs and the values of
@@ -95,6 +96,9 @@ async def async_get_config_entry_diagnostics(
         "tool_result_max_chars": settings.tool_result_max_chars,
         "allowed_hosts": options.get(CONF_ALLOWED_HOSTS) or "any",
     }
+    # What the server says it is and can do, and what the agents made up for.
+    result["server"] = runtime.server_info.as_dict()
+    result["model_quirks"] = dict(runtime.model_quirks)
     result["recent_errors"] = [
         {"when": error.when.isoformat(), "kind": error.kind, "message": error.message}
         for error in runtime.recent_errors

@@ -1,136 +1,39 @@
 """The tool loop over Home Assistant's ChatLog.
 
 A turn asks the model up to `max_tool_iterations` times; the chat log runs
-the calls of each reply and the next request carries their results. Three
+the calls of each reply and the next request carries their results. Its
 policies keep a small model's turn from ending in silence: a streamed reply
-that comes back empty is asked again without streaming; tools that ran but
-got no answer lead to one closing request for it; and when even that stays
-silent, the agent says what happened (or reads the tool's result).
+that comes back without words or a call (thinking alone counts as nothing)
+is asked again without streaming; a request longer than the server's context
+is sent again once without the older history; tools that ran but got no
+answer lead to one closing request for it; and when even that stays silent,
+the agent says what happened (or reads the tool's result).
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncGenerator, Mapping
-from dataclasses import dataclass, field
-from typing import Any, Literal, override
+from collections.abc import AsyncGenerator
+from typing import override
 
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
-from openai.types.chat import (
-    ChatCompletionFunctionToolParam,
-    ChatCompletionToolMessageParam,
-)
-from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
-from .const import (
-    CONF_AGENT_TOOLS,
-    CONF_MAX_TOKENS,
-    CONF_MODEL,
-    CONF_STREAM,
-    CONF_TEMPERATURE,
-    CONF_TOOL_CHOICE,
-    DEFAULT_MAX_TOKENS,
-    DEFAULT_MODEL,
-    DEFAULT_STREAM,
-    DEFAULT_TEMPERATURE,
-    DOMAIN,
-    LOGGER,
-)
+from .agent_options import AgentOptions
+from .const import CONF_AGENT_TOOLS, CONF_MODEL, DEFAULT_MODEL, DOMAIN, LOGGER
+from .context_fit import ContextWindow
 from .delta_stream import CompletionStream, Delta
 from .engine.speakable import speakable
+from .errors import ContextOverflowError
 from .llm_api import RESULT_KEY, AgentScope
-from .openai_format import ToolSchemas, chat_messages, chat_tools
+from .openai_format import chat_tools
 from .runtime import HttpToolsConfigEntry
 from .speech import async_spoken_message
 from .stable_prompt import MessageNotes
+from .turn import CLOSING_NUDGE, Turn
 
-type ToolChoice = Literal["auto", "required", "none"]
-
-_TOOL_CHOICES: dict[str, ToolChoice] = {
-    "auto": "auto",
-    "required": "required",
-    "none": "none",
-}
-
-# Added to the last tool result of the closing request of a turn that ran
-# tools (not stored in the chat log).
-CLOSING_NUDGE = (
-    "Answer the user's question now in plain text using the tool results "
-    "above. Do not call tools."
-)
-
-
-@dataclass(frozen=True, slots=True)
-class AgentOptions:
-    """What an agent (subentry) asks the server for."""
-
-    model: str
-    temperature: float
-    max_tokens: int
-    tool_choice: ToolChoice
-    stream: bool
-
-    @classmethod
-    def from_subentry(cls, data: Mapping[str, Any]) -> AgentOptions:
-        """Read the settings, falling back to the defaults."""
-        return cls(
-            model=str(data.get(CONF_MODEL, DEFAULT_MODEL)),
-            temperature=float(data.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE)),
-            max_tokens=int(data.get(CONF_MAX_TOKENS, DEFAULT_MAX_TOKENS)),
-            tool_choice=_TOOL_CHOICES.get(data.get(CONF_TOOL_CHOICE, ""), "auto"),
-            stream=bool(data.get(CONF_STREAM, DEFAULT_STREAM)),
-        )
-
-
-@dataclass(slots=True)
-class _Turn:
-    """What the rounds of one turn share."""
-
-    options: AgentOptions
-    chat_log: conversation.ChatLog
-    notes: MessageNotes
-    tools: list[ChatCompletionFunctionToolParam] = field(default_factory=list)
-    schemas: ToolSchemas = field(default_factory=dict)
-    seen_calls: set[str] = field(default_factory=set)
-
-    def reply(self, *, closing: bool) -> CompletionStream:
-        """A new reply to read; on the closing request its calls never run."""
-        return CompletionStream(
-            self.schemas,
-            self.seen_calls,
-            run_calls=bool(self.tools) and not closing,
-            after_tool_results=bool(self.seen_calls),
-        )
-
-    def params(self, *, closing: bool) -> CompletionCreateParamsBase:
-        """The request of one round."""
-        messages = chat_messages(self.chat_log.content, self.notes.note)
-        last = messages[-1]
-        if closing and self.seen_calls and last["role"] == "tool":
-            # Servers without a tool parser ignore `tool_choice: none`; small
-            # models then repeat the call instead of answering. Saying so
-            # plainly makes them answer from the results (measured with
-            # Qwen2.5-0.5B: 0/10 -> 10/10 weather answers). In the result
-            # itself: Mistral's and Qwen 3.5's templates refuse a system
-            # message there, and Mistral's a user message after a result.
-            messages[-1] = ChatCompletionToolMessageParam(
-                role="tool",
-                tool_call_id=last["tool_call_id"],
-                content=f"{last['content']}\n\n{CLOSING_NUDGE}",
-            )
-        params = CompletionCreateParamsBase(
-            model=self.options.model,
-            messages=messages,
-            temperature=self.options.temperature,
-            max_tokens=self.options.max_tokens,
-            user=self.chat_log.conversation_id,
-        )
-        if self.tools:
-            params["tools"] = self.tools
-            params["tool_choice"] = "none" if closing else self.options.tool_choice
-        return params
+__all__ = ["CLOSING_NUDGE", "AgentOptions", "HttpToolsAgentEntity"]
 
 
 def _last_tool_result(chat_log: conversation.ChatLog) -> dict[str, str] | None:
@@ -162,6 +65,8 @@ class HttpToolsAgentEntity(Entity):
         self.subentry = subentry
         # What each user message carries besides its text (`stable_prompt`).
         self.notes = MessageNotes()
+        # How much history fits the server's context (`context_fit`).
+        self.context = ContextWindow()
         self._attr_unique_id = subentry.subentry_id
         self._attr_device_info = dr.DeviceInfo(
             identifiers={(DOMAIN, subentry.subentry_id)},
@@ -196,14 +101,19 @@ class HttpToolsAgentEntity(Entity):
         self, chat_log: conversation.ChatLog, language: str | None = None
     ) -> None:
         """Run the tool loop until the model answers (within `current_agent`)."""
-        turn = _Turn(
-            AgentOptions.from_subentry(self.subentry.data), chat_log, self.notes
+        runtime = self.entry.runtime_data
+        turn = Turn(
+            AgentOptions.from_subentry(self.subentry.data),
+            chat_log,
+            self.notes,
+            runtime.server_info,
+            self.context,
         )
         if chat_log.llm_api is not None:
             turn.tools, turn.schemas = chat_tools(chat_log.llm_api)
-        rounds = self.entry.runtime_data.settings.max_tool_iterations
+        rounds = runtime.settings.max_tool_iterations
         exhausted = True
-        for _ in range(rounds):
+        for turn.round in range(rounds):
             reply = await self._async_ask(chat_log, turn)
             if reply.calls:
                 # Their results (or errors) are in the chat log: the model
@@ -211,6 +121,14 @@ class HttpToolsAgentEntity(Entity):
                 # nothing, leaving the earlier results unanswered in the log.)
                 continue
             exhausted = False
+            if turn.tool_choice(closing=False) == "required" and reply.text.strip():
+                # The server does not enforce `required` (llama-cpp-python,
+                # small models): the words are the answer, not a reason to loop.
+                runtime.record_quirk(
+                    "required_answered_in_words",
+                    "The model answered in words although tool_choice is "
+                    "required (the server does not enforce it)",
+                )
             if turn.seen_calls and not reply.text.strip():
                 # Tools ran, but this reply only repeated a call or echoed a
                 # result: the results are in, so ask plainly for the answer.
@@ -225,7 +143,7 @@ class HttpToolsAgentEntity(Entity):
     async def _async_ask(
         self,
         chat_log: conversation.ChatLog,
-        turn: _Turn,
+        turn: Turn,
         *,
         closing: bool = False,
         stream: bool | None = None,
@@ -233,24 +151,83 @@ class HttpToolsAgentEntity(Entity):
         """Ask the model once; the chat log runs the calls of its reply."""
         reply = turn.reply(closing=closing)
         stream = turn.options.stream if stream is None else stream
-        client = self.entry.runtime_data.client
-        params = turn.params(closing=closing)
-        await self._async_add(chat_log, reply.async_run(client, params, stream=stream))
-        if stream and reply.empty and reply.run_calls:
-            return await self._async_reask_unstreamed(chat_log, turn)
+        runtime = self.entry.runtime_data
+        request = turn.request(closing=closing)
+        try:
+            await self._async_add(
+                chat_log,
+                reply.async_run(
+                    runtime.client,
+                    request.params,
+                    stream=stream,
+                    extra_body=request.extra_body,
+                ),
+            )
+        except ContextOverflowError as err:
+            if turn.refitted:
+                raise  # spoken as the server's error
+            self._learn_context(turn, err, request.chars)
+            # As the agent streams: an empty stream was the overflow's doing
+            # (llama-cpp-python fails inside its stream).
+            return await self._async_ask(chat_log, turn, closing=closing)
+        turn.calls_run += reply.ran
+        turn.context.calibrate(request.chars, (reply.usage or {}).get("prompt_tokens"))
+        self._note_quirks(reply)
+        if stream and reply.empty:
+            if reply.thinking.strip() and reply.finish_reason == "length":
+                # Thinking used up `max_tokens`: asking again would too.
+                LOGGER.warning(
+                    "The model of %s spent all %d tokens thinking; set its "
+                    "thinking off or raise its maximum tokens",
+                    self.entity_id,
+                    turn.options.max_tokens,
+                )
+                runtime.record_quirk("thinking_used_max_tokens")
+            else:
+                return await self._async_reask_unstreamed(chat_log, turn, closing)
         return reply
 
+    def _note_quirks(self, reply: CompletionStream) -> None:
+        """Count what the agent made up for (diagnostics)."""
+        runtime = self.entry.runtime_data
+        if reply.over_budget:
+            runtime.record_quirk("calls_over_the_limit")
+        if reply.all_tools:
+            runtime.record_quirk("every_tool_called_at_once")
+        if reply.empty and reply.thinking.strip():
+            runtime.record_quirk("thinking_only_round")
+
     async def _async_reask_unstreamed(
-        self, chat_log: conversation.ChatLog, turn: _Turn
+        self, chat_log: conversation.ChatLog, turn: Turn, closing: bool
     ) -> CompletionStream:
         """Ask again without streaming: some servers' tool parsers swallow a
-        call on the streaming path and send an empty reply (guide, section 5).
+        call (or a thinking model's answer) on the streaming path and send an
+        empty reply (guide, sections 5 and 7).
         """
-        LOGGER.debug("Streamed reply came back empty; asking again")
-        return await self._async_ask(chat_log, turn, stream=False)
+        LOGGER.debug("Streamed reply had no words and no call; asking again")
+        return await self._async_ask(chat_log, turn, closing=closing, stream=False)
+
+    def _learn_context(self, turn: Turn, err: ContextOverflowError, chars: int) -> None:
+        """The request did not fit the server's context: the next one leaves
+        out the history that does not fit (all of it when the server did not
+        say its size). Tried once per turn."""
+        overflow = err.overflow
+        LOGGER.info(
+            "The request of %s was longer than the server's context (%s tokens); "
+            "sending it again with less history",
+            self.entity_id,
+            overflow.n_ctx or "size unknown",
+        )
+        self.entry.runtime_data.record_quirk("context_overflow")
+        turn.refitted = True
+        if overflow.n_ctx:
+            turn.context.learned_n_ctx = overflow.n_ctx
+            turn.context.calibrate(chars, overflow.prompt_tokens)
+        else:
+            turn.drop_history = True
 
     async def _async_ask_closing(
-        self, chat_log: conversation.ChatLog, turn: _Turn
+        self, chat_log: conversation.ChatLog, turn: Turn
     ) -> CompletionStream:
         """Ask for the answer from the tool results, with no calls allowed."""
         LOGGER.debug("Asking for the answer from the tool results")

@@ -12,7 +12,7 @@ from collections.abc import Generator
 from contextlib import contextmanager
 import json
 import logging
-from typing import NoReturn
+from typing import Any, NoReturn
 
 from homeassistant.exceptions import (
     ConfigEntryAuthFailed,
@@ -25,6 +25,7 @@ import httpx2
 import openai
 
 from .const import DOMAIN, LOGGER
+from .context_fit import ContextOverflow, context_overflow
 
 # Longest server message we repeat to the user.
 MAX_MESSAGE_CHARS = 300
@@ -65,6 +66,16 @@ class ServerUnavailableError(HomeAssistantError):
 
 class ServerAuthError(HomeAssistantError):
     """The LLM server refused the API key."""
+
+
+class ContextOverflowError(HomeAssistantError):
+    """The request was longer than the server's context (`overflow` says
+    what the server told of it); spoken as the server's error when it stays."""
+
+    def __init__(self, overflow: ContextOverflow, **kwargs: Any) -> None:
+        """Keep what the server said."""
+        super().__init__(**kwargs)
+        self.overflow = overflow
 
 
 def _error(
@@ -126,6 +137,19 @@ def llm_error_handler() -> Generator[None]:
         raise _error("invalid_auth", ServerAuthError) from err
     except openai.APIStatusError as err:
         message = server_message(err)
+        if err.status_code in (400, 413) and (
+            overflow := context_overflow(message, err.body)
+        ):
+            LOGGER.debug("LLM server context exceeded: %s", message)
+            raise ContextOverflowError(
+                overflow,
+                translation_domain=DOMAIN,
+                translation_key="server_error",
+                translation_placeholders={
+                    "status": str(err.status_code),
+                    "message": message,
+                },
+            ) from err
         unavailable = err.status_code in UNAVAILABLE_STATUSES
         LOGGER.log(
             logging.DEBUG if unavailable else logging.WARNING,

@@ -19,6 +19,7 @@ from homeassistant.util import dt as dt_util
 import probatio
 
 from .const import DOMAIN, EVENT_TOOL_CALL, LOGGER
+from .engine.arguments import check_arguments, compile_validator
 from .engine.definitions import ToolDefinition
 from .engine.executor import ToolRunResult, run_tool
 from .redact import REDACTED
@@ -122,23 +123,45 @@ class HttpTool(llm.Tool):
     ) -> ToolRunResult:
         """Run the tool: the one path of the agents and the run_tool action.
 
-        Checks of a call belong here, so both get them.
+        Checks of a call belong here, so both get them: the arguments are
+        checked against the tool's schema (and converted where nothing is
+        lost) before any request.
         """
         runtime = self._runtime
         settings = runtime.settings
-        result = await run_tool(
-            # Home Assistant's session; without certificate checks for a tool
-            # that asks so (a LAN device's self-signed certificate).
-            async_get_clientsession(hass, verify_ssl=self.definition.verify_ssl),
-            self.definition,
+        definition = self.definition
+        checked = check_arguments(
+            definition.name,
+            definition.parameters,
+            compile_validator(definition.parameters),
             tool_input.tool_args,
-            timeout=settings.tool_timeout,
-            max_chars=settings.tool_result_max_chars,
-            secrets=runtime.tools.secrets,
-            hosts=settings.hosts,
         )
+        if checked.error is not None:
+            result = ToolRunResult(
+                tool=definition.name,
+                text=checked.error,
+                ok=False,
+                method=None,
+                status=None,
+                truncated=False,
+                duration=0.0,
+                error="invalid arguments",
+            )
+        else:
+            result = await run_tool(
+                # Home Assistant's session; without certificate checks for a
+                # tool that asks so (a LAN device's self-signed certificate).
+                async_get_clientsession(hass, verify_ssl=definition.verify_ssl),
+                definition,
+                checked.arguments,
+                timeout=settings.tool_timeout,
+                max_chars=settings.tool_result_max_chars,
+                secrets=runtime.tools.secrets,
+                hosts=settings.hosts,
+            )
         runtime.record_run(result)
-        _fire_tool_event(hass, self.definition, tool_input, llm_context, result)
+        # The arguments as sent (converted), so automations see what ran.
+        _fire_tool_event(hass, definition, checked.arguments, llm_context, result)
         return result
 
 
@@ -189,7 +212,7 @@ def _turn_agent_id(chat_log: ha_chat_log.ChatLog | None) -> str | None:
 def _fire_tool_event(
     hass: HomeAssistant,
     definition: ToolDefinition,
-    tool_input: llm.ToolInput,
+    arguments: dict[str, Any],
     llm_context: llm.LLMContext,
     result: ToolRunResult,
 ) -> None:
@@ -199,7 +222,7 @@ def _fire_tool_event(
         EVENT_TOOL_CALL,
         {
             "tool": definition.name,
-            "arguments": redact_arguments(definition, tool_input.tool_args),
+            "arguments": redact_arguments(definition, arguments),
             "method": result.method,
             "status": result.status,
             "ok": result.ok,

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections import deque
+from collections import Counter, deque
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from datetime import datetime
@@ -25,6 +25,7 @@ from .const import (
 )
 from .engine.executor import ToolRunResult
 from .engine.hosts import HostPolicy
+from .server_info import ServerInfo
 from .tools import EntryTools
 
 type HttpToolsConfigEntry = ConfigEntry[HttpToolsRuntime]
@@ -91,13 +92,25 @@ class HttpToolsRuntime:
     tools: EntryTools
     settings: ToolSettings
     availability: ServerAvailability
+    server_info: ServerInfo = field(default_factory=ServerInfo)
     recent_errors: deque[RecentError] = field(
         default_factory=lambda: deque(maxlen=MAX_RECENT_ERRORS)
     )
+    # How often the agents had to make up for the model (diagnostics): a
+    # round with only thinking, an answer in words under `required`, calls
+    # over the cap, history dropped to fit the context...
+    model_quirks: Counter[str] = field(default_factory=Counter)
 
     def record_error(self, kind: str, message: str) -> None:
         """Remember a failure for diagnostics."""
         self.recent_errors.append(RecentError(dt_util.utcnow(), kind, message))
+
+    def record_quirk(self, kind: str, message: str | None = None) -> None:
+        """Count something the model did that the agent made up for; with a
+        `message`, also keep it among the recent errors."""
+        self.model_quirks[kind] += 1
+        if message is not None:
+            self.record_error(kind, message)
 
     def record_run(self, result: ToolRunResult) -> None:
         """Remember a failed tool run."""

@@ -10,13 +10,15 @@ from __future__ import annotations
 from homeassistant.core import HomeAssistant
 import pytest
 
-from dev.tool_server import DemoToolServer, weather_for
+from dev.tool_server import DEMO_TOOLS, DemoToolServer, weather_for
 from tests.kit import converse, speech
 from tests.markup import markup_in
 
 from .harness import ModelServer, setup_ours
 
 pytestmark = pytest.mark.e2e
+
+TOOLS = list(DEMO_TOOLS)
 
 
 async def test_weather_in_rome(
@@ -69,3 +71,32 @@ async def test_items_rest_surface(
     for result in (added, listed):
         assert speech(result).strip()
         assert not markup_in(speech(result)), speech(result)
+
+
+async def test_small_talk_calls_no_tool(
+    hass: HomeAssistant, model_server: ModelServer, tool_server: DemoToolServer
+) -> None:
+    """With the six demo tools, Qwen2.5-Coder-0.5B answers "What is 2 plus
+    2?" by writing a call to every tool; the agent runs none of them (the
+    model reads why) and the model then answers in words."""
+    agent = await setup_ours(hass, model_server.url, tool_server.tools(TOOLS))
+
+    answer = speech(await converse(hass, "What is 2 plus 2?", agent_id=agent))
+
+    assert tool_server.requests == [], answer
+    assert answer.strip(), "the agent said nothing"
+    assert not markup_in(answer), f"call markup in the answer: {answer!r}"
+
+
+async def test_quantity_written_as_text_is_sent_as_a_number(
+    hass: HomeAssistant, model_server: ModelServer, tool_server: DemoToolServer
+) -> None:
+    """The model writes `"qty": "7"` for an integer; the agent sends 7, so
+    the item really holds 7 pieces."""
+    agent = await setup_ours(hass, model_server.url, tool_server.tools(TOOLS))
+
+    answer = speech(await converse(hass, "Change item 1 to 7 pieces.", agent_id=agent))
+
+    calls = [(r.method, r.path) for r in tool_server.requests]
+    assert calls == [("PATCH", "/api/items/1")], (calls, answer)
+    assert tool_server.items["1"]["qty"] == 7, (tool_server.items, answer)

@@ -35,11 +35,15 @@ class FilterOutput:
     thinking: str = ""  # text from inside <think>...</think>
     calls: list[TextCall] = field(default_factory=list)
     problems: list[str] = field(default_factory=list)  # each "Error: ..."
+    # What a scanner held back from speech (JSON echoing a tool result); it is
+    # in ``thinking`` too.
+    held: str = ""
 
     def extend(self, other: FilterOutput) -> None:
         """Append ``other`` (a later step) to this output."""
         self.text += other.text
         self.thinking += other.thinking
+        self.held += other.held
         self.calls.extend(other.calls)
         self.problems.extend(other.problems)
 
@@ -83,6 +87,7 @@ class TextCallFilter:
         self._json = BareJson(self._tools)
         self._text_out: list[str] = []
         self._think_out: list[str] = []
+        self._held_out: list[str] = []
         self._calls: list[TextCall] = []
         self._problems: list[str] = []
         self._stack: list[_Item] = []
@@ -128,9 +133,11 @@ class TextCallFilter:
             thinking="".join(self._think_out),
             calls=self._calls,
             problems=self._problems,
+            held="".join(self._held_out),
         )
         self._text_out = []
         self._think_out = []
+        self._held_out = []
         self._calls = []
         self._problems = []
         return out
@@ -204,6 +211,7 @@ class TextCallFilter:
         self._calls.extend(TextCall(name, args) for name, args in result.calls)
         self._problems.extend(result.problems)
         self._think_out.extend(result.thinking)
+        self._held_out.extend(result.thinking)
 
     # --- text -------------------------------------------------------------
 

@@ -1,0 +1,151 @@
+"""An agent's settings (its subentry) and the request fields they add.
+
+Besides the model and its sampling, an agent may switch the model's thinking
+on or off (sent the way its server understands it), add fields of its own
+to every request (`extra_body`: `top_k`, `min_p`, `cache_prompt`,
+`id_slot`, …), cap the tool calls of a turn, and show the model examples.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+import json
+from typing import Any, Literal
+
+from .const import (
+    CONF_CUSTOM_EXAMPLES,
+    CONF_EXAMPLES,
+    CONF_EXTRA_BODY,
+    CONF_MAX_CALLS_PER_TURN,
+    CONF_MAX_TOKENS,
+    CONF_MODEL,
+    CONF_STREAM,
+    CONF_TEMPERATURE,
+    CONF_THINKING,
+    CONF_TOOL_CHOICE,
+    DEFAULT_EXAMPLES,
+    DEFAULT_MAX_CALLS_PER_TURN,
+    DEFAULT_MAX_TOKENS,
+    DEFAULT_MODEL,
+    DEFAULT_STREAM,
+    DEFAULT_TEMPERATURE,
+    DEFAULT_THINKING,
+    EXAMPLES_CHOICES,
+    THINKING_CHOICES,
+)
+
+type ToolChoice = Literal["auto", "required", "none"]
+
+_TOOL_CHOICES: dict[str, ToolChoice] = {
+    "auto": "auto",
+    "required": "required",
+    "none": "none",
+}
+
+# Request fields the agent sets itself: an extra body may not replace them
+# (the tool loop depends on them, or the agent has a setting for them).
+RESERVED_FIELDS = frozenset(
+    {
+        "model",
+        "messages",
+        "tools",
+        "tool_choice",
+        "functions",
+        "function_call",
+        "stream",
+        "stream_options",
+        "temperature",
+        "max_tokens",
+    }
+)
+
+
+def extra_body_problem(value: object) -> tuple[str, dict[str, str]] | None:
+    """Why `value` cannot be an agent's extra request body, or None.
+
+    Returns a config-flow error key and its placeholders.
+    """
+    if value is None or value == "":
+        return None
+    if not isinstance(value, Mapping):
+        return "extra_body_not_object", {}
+    if reserved := sorted(RESERVED_FIELDS.intersection(value)):
+        return "extra_body_reserved", {"fields": ", ".join(reserved)}
+    try:
+        json.dumps(value, allow_nan=False)
+    except (TypeError, ValueError) as err:
+        return "extra_body_not_json", {"error": str(err)}
+    return None
+
+
+def thinking_fields(mode: str, server_kind: str) -> dict[str, Any]:
+    """The request fields that switch thinking `on` or `off` on a server.
+
+    llama.cpp's `llama-server` and vLLM pass `chat_template_kwargs` to the
+    model's chat template (Qwen 3 and others read `enable_thinking`); Ollama's
+    `/v1` endpoint reads `reasoning_effort` (`none` switches thinking off).
+    OpenAI's models take no such switch: nothing is sent there. `auto` sends
+    nothing anywhere.
+    """
+    if mode not in ("on", "off") or server_kind == "openai":
+        return {}
+    if server_kind == "ollama":
+        return {"reasoning_effort": "medium" if mode == "on" else "none"}
+    return {"chat_template_kwargs": {"enable_thinking": mode == "on"}}
+
+
+def request_extra(
+    extra_body: Mapping[str, Any], thinking: Mapping[str, Any]
+) -> dict[str, Any]:
+    """The agent's extra body with the thinking fields merged into it.
+
+    The thinking setting wins over the same key in the extra body; other
+    `chat_template_kwargs` of the extra body are kept. Reserved fields are
+    never sent (a stored body from before a field was reserved).
+    """
+    merged = {k: v for k, v in extra_body.items() if k not in RESERVED_FIELDS}
+    for key, value in thinking.items():
+        current = merged.get(key)
+        if isinstance(value, dict) and isinstance(current, Mapping):
+            merged[key] = {**current, **value}
+        else:
+            merged[key] = value
+    return merged
+
+
+@dataclass(frozen=True, slots=True)
+class AgentOptions:
+    """What an agent (subentry) asks the server for."""
+
+    model: str
+    temperature: float
+    max_tokens: int
+    tool_choice: ToolChoice
+    stream: bool
+    thinking: str = DEFAULT_THINKING
+    extra_body: Mapping[str, Any] = field(default_factory=dict)
+    max_calls_per_turn: int = DEFAULT_MAX_CALLS_PER_TURN
+    examples: str = DEFAULT_EXAMPLES
+    custom_examples: str = ""
+
+    @classmethod
+    def from_subentry(cls, data: Mapping[str, Any]) -> AgentOptions:
+        """Read the settings, falling back to the defaults."""
+        extra = data.get(CONF_EXTRA_BODY)
+        thinking = data.get(CONF_THINKING, DEFAULT_THINKING)
+        examples = data.get(CONF_EXAMPLES, DEFAULT_EXAMPLES)
+        return cls(
+            model=str(data.get(CONF_MODEL, DEFAULT_MODEL)),
+            temperature=float(data.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE)),
+            max_tokens=int(data.get(CONF_MAX_TOKENS, DEFAULT_MAX_TOKENS)),
+            tool_choice=_TOOL_CHOICES.get(data.get(CONF_TOOL_CHOICE, ""), "auto"),
+            stream=bool(data.get(CONF_STREAM, DEFAULT_STREAM)),
+            thinking=thinking if thinking in THINKING_CHOICES else DEFAULT_THINKING,
+            extra_body=dict(extra) if isinstance(extra, Mapping) else {},
+            max_calls_per_turn=max(
+                1, int(data.get(CONF_MAX_CALLS_PER_TURN, DEFAULT_MAX_CALLS_PER_TURN))
+            ),
+            examples=examples if examples in EXAMPLES_CHOICES else DEFAULT_EXAMPLES,
+            custom_examples=str(data.get(CONF_CUSTOM_EXAMPLES) or ""),
+        )

@@ -1,0 +1,209 @@
+"""Calls per turn are bounded, and a reply that calls every offered tool at
+once (a small model's answer to "What is 2 plus 2?") runs none of them."""
+
+from __future__ import annotations
+
+import json
+from typing import Any
+
+from homeassistant.core import HomeAssistant
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.http_tools_agent.const import CONF_MAX_CALLS_PER_TURN
+from custom_components.http_tools_agent.delta_stream import ALL_TOOLS_ERROR
+
+from .kit import converse, speech, weather_tool
+from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
+
+
+def weather_calls(*cities: str) -> Any:
+    return tool_calls_stream(*(("get_weather", {"city": c}) for c in cities))
+
+
+def results(body: dict[str, Any]) -> list[str]:
+    return [m["content"] for m in body["messages"] if m["role"] == "tool"]
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_MAX_CALLS_PER_TURN: 2}])
+async def test_calls_over_the_limit_are_not_run(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    setup_integration: MockConfigEntry,
+) -> None:
+    """Limit 2: the third call of a reply, and any call of a later round, is
+    answered with an error the model reads."""
+    llm_server.add(
+        weather_calls("Rome", "Paris", "Oslo"),
+        weather_calls("Milan"),
+        text_stream("Rome and Paris are sunny."),
+    )
+
+    result = await converse(hass, "Weather in Rome, Paris, Oslo and Milan?")
+
+    assert speech(result) == "Rome and Paris are sunny."
+    assert [r.path for r in tool_endpoint.requests] == [
+        "/weather/Rome",
+        "/weather/Paris",
+    ]
+    limit = (
+        "Error: not run: this turn already made 2 tool calls, the limit. "
+        "Answer with the results you have."
+    )
+    assert results(llm_server.requests[1]) == [
+        "Rome: ☀️ +14°C",
+        "Paris: ☀️ +14°C",
+        limit,
+    ]
+    assert results(llm_server.requests[2])[-1] == limit
+    assert setup_integration.runtime_data.model_quirks["calls_over_the_limit"] == 2
+
+
+@pytest.fixture
+def tools(tool_endpoint: ToolEndpoint) -> list[dict[str, Any]]:
+    """Four tools, as a small home's set might be."""
+    base = tool_endpoint.url
+
+    def tool(name: str, description: str) -> dict[str, Any]:
+        return {
+            "name": name,
+            "description": description,
+            "url": f"{base}/{name}",
+            "method": "POST",
+        }
+
+    return [
+        weather_tool(base),
+        tool("list_items", "List the shopping list."),
+        tool("send_webhook", "Send a notification."),
+        tool("open_garage", "Open the garage door."),
+    ]
+
+
+async def test_every_tool_at_once_runs_none(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    setup_integration: MockConfigEntry,
+) -> None:
+    """Qwen2.5-0.5B answers "What is 2 plus 2?" by writing a call to each
+    tool: none runs (the garage stays shut), the model reads why, and then
+    answers in words."""
+    calls = "\n".join(
+        json.dumps({"name": name, "arguments": args})
+        for name, args in (
+            ("get_weather", {"city": "2 plus 2"}),
+            ("list_items", {}),
+            ("send_webhook", {}),
+            ("open_garage", {}),
+        )
+    )
+    llm_server.add(text_stream(calls), text_stream("2 plus 2 is 4."))
+
+    result = await converse(hass, "What is 2 plus 2?")
+
+    assert speech(result) == "2 plus 2 is 4."
+    assert tool_endpoint.requests == []
+    assert results(llm_server.requests[1]) == [ALL_TOOLS_ERROR] * 4
+    assert setup_integration.runtime_data.model_quirks["every_tool_called_at_once"] == 1
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_some_of_the_tools_at_once_run(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """Three of four tools in one reply is a request for three things."""
+    llm_server.add(
+        tool_calls_stream(
+            ("get_weather", {"city": "Rome"}), ("list_items", {}), ("open_garage", {})
+        ),
+        text_stream("Done."),
+    )
+
+    await converse(hass, "Weather, my list, and open the garage")
+
+    assert sorted(r.path for r in tool_endpoint.requests) == [
+        "/list_items",
+        "/open_garage",
+        "/weather/Rome",
+    ]
+
+
+@pytest.fixture
+def six_tools(tools: list[dict[str, Any]], tool_endpoint: ToolEndpoint) -> None:
+    """Two more tools: six, as the demo offers."""
+    for name in ("close_garage", "ring_doorbell"):
+        tools.append(
+            {
+                "name": name,
+                "description": name.replace("_", " "),
+                "url": f"{tool_endpoint.url}/{name}",
+                "method": "POST",
+            }
+        )
+
+
+def recital(*names: str) -> Any:
+    return text_stream(
+        "\n".join(json.dumps({"name": n, "arguments": {}}) for n in names)
+    )
+
+
+@pytest.mark.usefixtures("six_tools", "setup_integration")
+async def test_reciting_most_tools_in_their_order_runs_none_the_first_time(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """Five of six tools, one after the other as they are offered (what the
+    0.5B model wrote for "Is it raining in London?"): none runs; told so, the
+    model calls the one it needed. Calls in another order are a request."""
+    llm_server.add(
+        text_stream(
+            "\n".join(
+                json.dumps({"name": n, "arguments": a})
+                for n, a in (
+                    ("get_weather", {"city": "London"}),
+                    ("list_items", {}),
+                    ("send_webhook", {}),
+                    ("open_garage", {}),
+                    ("close_garage", {}),
+                )
+            )
+        ),
+        tool_calls_stream(("get_weather", {"city": "London"})),
+        text_stream("Rain in London? No: sunny, 14 degrees."),
+    )
+
+    result = await converse(hass, "Is it raining in London?")
+
+    assert speech(result) == "Rain in London? No: sunny, 14 degrees."
+    assert [r.path for r in tool_endpoint.requests] == ["/weather/London"]
+    assert results(llm_server.requests[1]) == [ALL_TOOLS_ERROR] * 5
+
+
+@pytest.mark.usefixtures("six_tools", "setup_integration")
+async def test_the_same_recital_again_is_taken_as_meant(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """A model that really wants those calls makes them again: they run."""
+    names = ("list_items", "send_webhook", "open_garage", "close_garage")
+    llm_server.add(recital(*names), recital(*names), text_stream("All done."))
+
+    result = await converse(hass, "List, notify, open and close the garage")
+
+    assert speech(result) == "All done."
+    assert [r.path for r in tool_endpoint.requests] == [f"/{n}" for n in names]
+
+
+@pytest.mark.usefixtures("six_tools", "setup_integration")
+async def test_calls_out_of_the_offered_order_run(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    names = ("open_garage", "list_items", "close_garage", "send_webhook")
+    llm_server.add(recital(*names), text_stream("Done."))
+
+    await converse(hass, "Open the garage, my list, close it, notify me")
+
+    assert sorted(r.path for r in tool_endpoint.requests) == sorted(
+        f"/{n}" for n in names
+    )
