@@ -16,8 +16,7 @@
 
 (`--agents` also takes the variants of ours: ours-nostream, ours-required,
 ours-examples (generated), ours-handwritten (the examples below), ours-grammar
-(`bench/grammar.py`), ours-note-after and ours-note-bracketed
-(`bench/note_variants.py`).)
+(`bench/grammar.py`).)
 
 Needs `scripts/model_server --install-only` (or HTA_MODEL_SERVER_URL).
 """
@@ -39,7 +38,6 @@ import aiohttp
 
 from bench._ha import home_assistant, log, machine, table, timed_turn
 from bench.grammar import grammar_in_requests
-from bench.note_variants import note_placement
 from custom_components.http_tools_agent.const import DOMAIN
 from dev.loopback import Recorded
 from dev.tool_server import DEMO_TOOLS, DemoToolServer, weather_for
@@ -251,8 +249,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "agent": {"examples": "custom", "custom_examples": HANDWRITTEN_EXAMPLES}
     },
     "ours-grammar": {"grammar": True},
-    "ours-note-after": {"note": "after"},
-    "ours-note-bracketed": {"note": "bracketed"},
+    "ours-1round": {"options": {"max_tool_iterations": 1}},
+    "ours-chain": {"agent": {"chain_calls": True}},
     "ours-no-examples": {"agent": {"examples": "none"}},
 }
 
@@ -280,10 +278,7 @@ async def run_agent(
     """Run the eval set through one agent in a fresh Home Assistant."""
     outcomes: list[Outcome] = []
     variant = VARIANTS.get(name, {})
-    with (
-        grammar_in_requests() if variant.get("grammar") else nullcontext(),
-        note_placement(variant["note"]) if variant.get("note") else nullcontext(),
-    ):
+    with grammar_in_requests() if variant.get("grammar") else nullcontext():
         return await _run_agent(name, variant, base_url, tools, limit, outcomes)
 
 

@@ -16,6 +16,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.http_tools_agent.const import (
     CONF_ADVANCED,
+    CONF_CHAIN_CALLS,
     CONF_CUSTOM_EXAMPLES,
     CONF_EXAMPLES,
     CONF_EXTRA_BODY,
@@ -43,6 +44,7 @@ BASIC = {
 ADVANCED = {
     CONF_THINKING: "off",
     CONF_MAX_CALLS_PER_TURN: 3,
+    CONF_CHAIN_CALLS: True,
     CONF_EXAMPLES: "custom",
     CONF_CUSTOM_EXAMPLES: "User: Hi\nAnswer: Hello!",
     CONF_EXTRA_BODY: {"top_k": 20, "cache_prompt": True},

@@ -205,6 +205,7 @@ async def test_add_and_reconfigure_agent(
         "http_tools": [],
         "thinking": "auto",
         "max_calls_per_turn": 8,
+        "chain_calls": False,
         "examples": DEFAULT_EXAMPLES,
     }
 

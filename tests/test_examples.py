@@ -51,6 +51,8 @@ async def test_generated_examples_end_the_system_prompt(
     assert calls == [
         {"name": "get_weather", "arguments": {"city": "<city>"}},
         {"name": "send_webhook", "arguments": {"message": "<message>"}},
+        # The clock comes with the HTTP tools (a tool, not a prompt line).
+        {"name": "GetDateTime", "arguments": {}},
     ]
     assert lines[-1].startswith("When no tool fits the request")
 

@@ -239,6 +239,7 @@ async def test_extra_body_is_merged_but_cannot_replace_the_agents_fields(
         assert [t["function"]["name"] for t in body["tools"]] == [
             "get_weather",
             "send_webhook",
+            "GetDateTime",
         ]
 
 

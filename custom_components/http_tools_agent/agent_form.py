@@ -33,6 +33,7 @@ from .agent_tools import chosen_tools
 from .const import (
     CONF_ADVANCED,
     CONF_AGENT_TOOLS,
+    CONF_CHAIN_CALLS,
     CONF_CUSTOM_EXAMPLES,
     CONF_EXAMPLES,
     CONF_EXTRA_BODY,
@@ -43,6 +44,7 @@ from .const import (
     CONF_TEMPERATURE,
     CONF_THINKING,
     CONF_TOOL_CHOICE,
+    DEFAULT_CHAIN_CALLS,
     DEFAULT_EXAMPLES,
     DEFAULT_MAX_CALLS_PER_TURN,
     DEFAULT_MAX_TOKENS,
@@ -60,6 +62,7 @@ from .const import (
 ADVANCED_FIELDS = (
     CONF_THINKING,
     CONF_MAX_CALLS_PER_TURN,
+    CONF_CHAIN_CALLS,
     CONF_EXAMPLES,
     CONF_CUSTOM_EXAMPLES,
     CONF_EXTRA_BODY,
@@ -78,6 +81,7 @@ def default_agent_data(api_id: str, models: list[str]) -> dict[str, Any]:
         CONF_STREAM: DEFAULT_STREAM,
         CONF_THINKING: DEFAULT_THINKING,
         CONF_MAX_CALLS_PER_TURN: DEFAULT_MAX_CALLS_PER_TURN,
+        CONF_CHAIN_CALLS: DEFAULT_CHAIN_CALLS,
         CONF_EXAMPLES: DEFAULT_EXAMPLES,
     }
 
@@ -159,6 +163,9 @@ def _advanced_schema() -> probatio.Schema:
             ): NumberSelector(
                 NumberSelectorConfig(min=1, max=64, step=1, mode=NumberSelectorMode.BOX)
             ),
+            probatio.Required(
+                CONF_CHAIN_CALLS, default=DEFAULT_CHAIN_CALLS
+            ): BooleanSelector(),
             probatio.Required(CONF_EXAMPLES, default=DEFAULT_EXAMPLES): SelectSelector(
                 SelectSelectorConfig(
                     options=list(EXAMPLES_CHOICES),
@@ -198,6 +205,7 @@ def agent_data_from_form(
             CONF_MAX_CALLS_PER_TURN: int(
                 advanced.get(CONF_MAX_CALLS_PER_TURN, DEFAULT_MAX_CALLS_PER_TURN)
             ),
+            CONF_CHAIN_CALLS: bool(advanced.get(CONF_CHAIN_CALLS, DEFAULT_CHAIN_CALLS)),
             CONF_EXAMPLES: advanced.get(CONF_EXAMPLES, DEFAULT_EXAMPLES),
         }
     )

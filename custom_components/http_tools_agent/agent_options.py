@@ -14,6 +14,7 @@ import json
 from typing import Any, Literal
 
 from .const import (
+    CONF_CHAIN_CALLS,
     CONF_CUSTOM_EXAMPLES,
     CONF_EXAMPLES,
     CONF_EXTRA_BODY,
@@ -24,6 +25,7 @@ from .const import (
     CONF_TEMPERATURE,
     CONF_THINKING,
     CONF_TOOL_CHOICE,
+    DEFAULT_CHAIN_CALLS,
     DEFAULT_EXAMPLES,
     DEFAULT_MAX_CALLS_PER_TURN,
     DEFAULT_MAX_TOKENS,
@@ -126,6 +128,8 @@ class AgentOptions:
     thinking: str = DEFAULT_THINKING
     extra_body: Mapping[str, Any] = field(default_factory=dict)
     max_calls_per_turn: int = DEFAULT_MAX_CALLS_PER_TURN
+    # Whether the model may call tools again after their results came in.
+    chain_calls: bool = DEFAULT_CHAIN_CALLS
     examples: str = DEFAULT_EXAMPLES
     custom_examples: str = ""
 
@@ -146,6 +150,7 @@ class AgentOptions:
             max_calls_per_turn=max(
                 1, int(data.get(CONF_MAX_CALLS_PER_TURN, DEFAULT_MAX_CALLS_PER_TURN))
             ),
+            chain_calls=bool(data.get(CONF_CHAIN_CALLS, DEFAULT_CHAIN_CALLS)),
             examples=examples if examples in EXAMPLES_CHOICES else DEFAULT_EXAMPLES,
             custom_examples=str(data.get(CONF_CUSTOM_EXAMPLES) or ""),
         )

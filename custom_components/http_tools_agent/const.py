@@ -50,6 +50,7 @@ CONF_ADVANCED: Final = "advanced"
 CONF_THINKING: Final = "thinking"
 CONF_EXTRA_BODY: Final = "extra_body"
 CONF_MAX_CALLS_PER_TURN: Final = "max_calls_per_turn"
+CONF_CHAIN_CALLS: Final = "chain_calls"
 CONF_EXAMPLES: Final = "examples"
 CONF_CUSTOM_EXAMPLES: Final = "custom_examples"
 
@@ -57,6 +58,9 @@ TOOL_CHOICES: Final = ("auto", "required", "none")
 THINKING_CHOICES: Final = ("auto", "off", "on")
 DEFAULT_THINKING: Final = "auto"
 DEFAULT_MAX_CALLS_PER_TURN: Final = 8
+# Small models answer better when the request after their results asks for
+# the answer (bench/RESULTS.md, P4); models that plan can chain calls.
+DEFAULT_CHAIN_CALLS: Final = False
 EXAMPLES_NONE: Final = "none"
 EXAMPLES_GENERATED: Final = "generated"
 EXAMPLES_CUSTOM: Final = "custom"

@@ -53,6 +53,19 @@ def _last_tool_result(chat_log: conversation.ChatLog) -> dict[str, str] | None:
     return None
 
 
+def _round_failed(chat_log: conversation.ChatLog) -> bool:
+    """Whether a call of the last round got an error (the model may retry)."""
+    for content in reversed(chat_log.content):
+        if not isinstance(content, conversation.ToolResultContent):
+            return False
+        text = content.result.data.get(RESULT_KEY)
+        if content.result.error or (
+            isinstance(text, str) and text.startswith("Error:")
+        ):
+            return True
+    return False
+
+
 class HttpToolsAgentEntity(Entity):
     """Base entity: one agent (subentry) on one server (entry)."""
 
@@ -115,12 +128,18 @@ class HttpToolsAgentEntity(Entity):
         exhausted = True
         for turn.round in range(rounds):
             reply = await self._async_ask(chat_log, turn)
-            if reply.calls:
+            if reply.calls and (turn.options.chain_calls or _round_failed(chat_log)):
                 # Their results (or errors) are in the chat log: the model
-                # reads them next. (A reply that only repeated a call adds
-                # nothing, leaving the earlier results unanswered in the log.)
+                # reads them next, and may retry or call on. (A reply that
+                # only repeated a call adds nothing, leaving the earlier
+                # results unanswered in the log.)
                 continue
             exhausted = False
+            if reply.calls:
+                # The results are in: asked to answer from them, a small
+                # model does; offered more calls, it calls other tools.
+                await self._async_ask_closing(chat_log, turn)
+                break
             if turn.tool_choice(closing=False) == "required" and reply.text.strip():
                 # The server does not enforce `required` (llama-cpp-python,
                 # small models): the words are the answer, not a reason to loop.
@@ -255,13 +274,13 @@ class HttpToolsAgentEntity(Entity):
         ):
             return
         placeholders = {"rounds": str(exhausted_rounds)}
-        if exhausted_rounds is not None:
-            key = "rounds_exhausted"
-        elif (result := _last_tool_result(chat_log)) is not None:
+        if (result := _last_tool_result(chat_log)) is not None:
             # A weak model that ran a tool but could not put the result into
-            # words: read the result itself.
+            # words (even when its rounds ran out): read the result itself.
             key = "tool_result_only"
             placeholders |= result
+        elif exhausted_rounds is not None:
+            key = "rounds_exhausted"
         else:
             key = "empty_answer"
         text = await async_spoken_message(self.hass, language, key, placeholders)

@@ -17,7 +17,6 @@ import subprocess
 import tempfile
 import time
 from typing import Any
-from unittest import mock
 import urllib.error
 import urllib.request
 
@@ -25,7 +24,6 @@ from homeassistant.const import CONF_PROMPT
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 
-from custom_components.http_tools_agent import stable_prompt
 from custom_components.http_tools_agent.const import (
     CONF_STREAM,
     CONF_TEMPERATURE,
@@ -49,23 +47,17 @@ INSTALL_HINT = (
     "(e.g. `scripts/model_server --detach` prints http://127.0.0.1:8080/v1)."
 )
 # HA puts the time of day (to the second) in the system prompt; a fixed one
-# makes a turn's prompt, hence a temperature-0 answer, reproducible. Our agent
-# moves it into each question, to the minute (`stable_prompt`): fixed too.
+# makes a turn's prompt, hence a temperature-0 answer, reproducible.
 FIXED_DATE_TIME_PROMPT = "Current time is 12:00:00. Today's date is 2026-11-30.\n"
-FIXED_CLOCK_NOTE = "Current time is 12:00. Today's date is 2026-11-30."
 
 
 @contextmanager
 def fixed_date_time_prompt() -> Iterator[None]:
-    """Make Home Assistant's date/time prompt line (and our agent's note of
-    the time a question was asked) constant."""
+    """Make Home Assistant's date/time prompt line constant."""
     original = llm.DATE_TIME_PROMPT
     llm.DATE_TIME_PROMPT = FIXED_DATE_TIME_PROMPT
     try:
-        with mock.patch.object(
-            stable_prompt, "clock_note", return_value=FIXED_CLOCK_NOTE
-        ):
-            yield
+        yield
     finally:
         llm.DATE_TIME_PROMPT = original
 

@@ -304,6 +304,15 @@ def test_long_block_split_in_many_deltas() -> None:
         (["weather"], "get_weather", None),
         (["xget_weather"], "get_weather", None),
         ([], "x", None),
+        # Small models swap the verb (Qwen2.5-0.5B: "remove_item").
+        (["delete_item"], "remove_item", "delete_item"),
+        (["http_tools__delete_item"], "removeItem", "http_tools__delete_item"),
+        (["add_item", "list_items"], "create_item", "add_item"),
+        (["get_weather"], "fetch_weather", "get_weather"),
+        (["delete_item"], "remove_items", None),
+        (["delete_item", "remove_item"], "erase_item", None),
+        (["delete_item"], "remove", None),
+        (["send_webhook"], "delete_webhook", None),
     ],
 )
 def test_name_resolution(
@@ -382,6 +391,12 @@ def test_hostile_input_does_not_raise(reply: str) -> None:
         '{"id": "4", "name": "bread", "qty": 1}',
         '{"response": "Rome: sunny, 16°C"}',
         '```json\n{"status": "ok"}\n```',
+        # Qwen2.5-0.5B restating a list result (once spoken from its second
+        # element on).
+        '[{"id": "1", "name": "apples", "qty": 3}, {"id": "2", "name": "milk"}]',
+        # ... or without its opening bracket (spoken as ', {"id": "2", …}]').
+        '{"id": "1", "name": "apples", "qty": 3}, {"id": "2", "name": "milk"}]',
+        '{"id": "1", "name": "apples"},\n{"id": "2", "name": "milk"}',
     ],
 )
 def test_json_answering_tool_results_is_an_echo(reply: str) -> None:
@@ -400,3 +415,14 @@ def test_prose_after_tool_results_is_spoken() -> None:
     flt = TextCallFilter(TOOLS, after_tool_results=True)
     assert flt.feed("Bread is on the list.").text == "Bread is on the list."
     assert flt.feed(' {"x": 1}').text == ' {"x": 1}'  # mid-line JSON is text
+
+
+def test_words_after_an_echoed_list_are_spoken() -> None:
+    """The separators of an echoed list are no speech; the words after are."""
+    out = filter_reply(
+        '{"id": "1", "name": "apples"}, {"id": "2", "name": "milk"}] '
+        "You have apples and milk.",
+        TOOLS,
+        after_tool_results=True,
+    )
+    assert out.text == "You have apples and milk."

@@ -70,7 +70,7 @@ class BareJson:
         self.fence = fence
         self._parts = [c]
         self._list = c == "["
-        self._echo_possible = echo_possible and not self._list
+        self._echo_possible = echo_possible
         self._objdepth = 2 if self._list else 1  # depth of the call objects
         self._depth = 1
         self._in_str = False

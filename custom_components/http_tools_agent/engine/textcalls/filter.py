@@ -59,6 +59,10 @@ _SPECIAL = re.compile(r"[<{\[`]")
 type _Item = tuple[str, int, bool]  # text, start index, skip detection at 0
 
 
+# What may follow a JSON echo of a list result, before the next object.
+_ECHO_SEPARATORS = frozenset(", ]\r\n\t")
+
+
 class TextCallFilter:
     """Streaming filter: text deltas in, speakable text and calls out.
 
@@ -103,13 +107,18 @@ class TextCallFilter:
         self._tag = ""  # what may be the start of a tag
         self._think_hold = ""  # what may be the start of </think>
         self._reply_calls = 0  # calls found so far in this reply
+        self._echo_tail = False  # an echo just ended: "," or "]" may follow
 
     # --- public ---------------------------------------------------------
 
     def feed(self, delta: str) -> FilterOutput:
         """Process one streamed text delta."""
         if delta:
-            if self._mode == _TEXT and _SPECIAL.search(delta) is None:
+            if (
+                self._mode == _TEXT
+                and not self._echo_tail
+                and _SPECIAL.search(delta) is None
+            ):
                 self._emit(delta)  # fast path: plain prose
             else:
                 self._stack.append((delta, 0, False))
@@ -227,6 +236,17 @@ class TextCallFilter:
         return self._line_blank and (not seg or seg.isspace())
 
     def _step_text(self, text: str, i: int) -> int:
+        if self._echo_tail:
+            k = i
+            while k < len(text) and text[k] in _ECHO_SEPARATORS:
+                k += 1
+            if text[i:k].strip():
+                self._think_out.append(text[i:k])
+                self._held_out.append(text[i:k])
+            if k == len(text):
+                return k
+            self._echo_tail = False
+            i = k
         j = i
         while True:
             m = _SPECIAL.search(text, j)
@@ -348,7 +368,11 @@ class TextCallFilter:
         if scanner.rejected:  # not a call: what was held is text
             return self._refeed(text, i, scanner.held())
         if scanner.parsed is not None:
-            self._end_markup(scanner.parsed)
+            parsed = scanner.parsed
+            self._end_markup(parsed)
+            # Small models echo a list result as objects one after the
+            # other: `{...}, {...}]`; the separators go with the echo.
+            self._echo_tail = not (parsed.calls or parsed.problems or scanner.fence)
             if scanner.fence:
                 self._mode = _FENCE
                 self._fence.after_call()

@@ -3,19 +3,41 @@
 from __future__ import annotations
 
 from collections.abc import Mapping
+import re
 from typing import Any
+
+# Verbs small models swap for the one in a tool's name ("remove_item" for
+# "delete_item"): each maps to the first of its group.
+_VERB_GROUPS = (
+    ("delete", "remove", "erase", "del"),
+    ("add", "create", "insert", "new"),
+    ("update", "change", "modify", "edit", "patch"),
+    ("get", "fetch", "read", "retrieve", "show", "check"),
+    ("send", "post", "trigger"),
+)
+_VERB = {verb: group[0] for group in _VERB_GROUPS for verb in group}
+_WORD_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _verb_key(name: str) -> tuple[str, ...] | None:
+    """The name's words, its first word (a known verb) made canonical."""
+    words = [word.lower() for word in _WORD_RE.findall(name)]
+    if len(words) < 2 or words[0] not in _VERB:
+        return None
+    return (_VERB[words[0]], *words[1:])
 
 
 class ToolNames:
     """The offered tools: resolves written names, knows parameter schemas."""
 
-    __slots__ = ("_exact", "_lower", "_suffix")
+    __slots__ = ("_exact", "_lower", "_suffix", "_verbs")
 
     def __init__(self, tools: Mapping[str, Mapping[str, Any]]) -> None:
         """Index ``tools`` (offered name -> JSON Schema ``parameters``)."""
         self._exact: dict[str, Mapping[str, Any]] = {}
         self._lower: dict[str, list[str]] = {}
         self._suffix: dict[str, list[str]] = {}
+        self._verbs: dict[tuple[str, ...], list[str]] = {}
         for name, schema in tools.items():
             self._exact[name] = schema if isinstance(schema, Mapping) else {}
             self._lower.setdefault(name.lower(), []).append(name)
@@ -25,6 +47,8 @@ class ToolNames:
                 if tail:
                     self._suffix.setdefault(tail, []).append(name)
                 start = name.find("__", start + 1)
+            if (key := _verb_key(name.rpartition("__")[2])) is not None:
+                self._verbs.setdefault(key, []).append(name)
 
     def __bool__(self) -> bool:
         """Whether any tool is offered."""
@@ -34,7 +58,9 @@ class ToolNames:
         """Offered name for ``written``, or None.
 
         Exact match; else the unique case-insensitive match; else the unique
-        offered name ending with ``"__" + written`` (namespaced tool APIs).
+        offered name ending with ``"__" + written`` (namespaced tool APIs);
+        else the unique offered name that differs only by a synonym of its
+        first word, the verb (``remove_item`` for ``delete_item``).
         """
         written = written.strip()
         if written in self._exact:
@@ -43,6 +69,10 @@ class ToolNames:
         if found is not None and len(found) == 1:
             return found[0]
         found = self._suffix.get(written)
+        if found is not None and len(found) == 1:
+            return found[0]
+        key = _verb_key(written)
+        found = self._verbs.get(key) if key is not None else None
         if found is not None and len(found) == 1:
             return found[0]
         return None
