@@ -10,8 +10,8 @@ from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components.http_tools_agent.call_policy import ALL_TOOLS_ERROR
 from custom_components.http_tools_agent.const import CONF_MAX_CALLS_PER_TURN
-from custom_components.http_tools_agent.delta_stream import ALL_TOOLS_ERROR
 
 from .kit import converse, speech, weather_tool
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream

@@ -177,6 +177,32 @@ async def test_no_words_for_the_result_reads_the_result(
     assert [r.path for r in tool_endpoint.requests] == ["/hook"]
 
 
+@pytest.mark.usefixtures("setup_integration")
+async def test_no_words_for_two_results_reads_both(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """Two calls in one round, then silence: the user hears both results (a
+    failed third call is left out), not only the last one."""
+    llm_server.add(
+        tool_calls_stream(
+            ("get_weather", {"city": "Rome"}),
+            ("get_weather", {"city": "Paris"}),
+            ("get_time", {}),
+        ),
+        text_stream(""),
+        completion(""),
+        text_stream(""),
+        completion(""),
+    )
+
+    result = await converse(hass, "Weather in Rome and Paris?")
+
+    assert speech(result) == (
+        "Done. The tool get weather returned: Rome: ☀️ +14°C; Paris: ☀️ +14°C"
+    )
+    assert len(tool_endpoint.requests) == 2
+
+
 async def two_cities_turn(
     hass: HomeAssistant,
     llm_server: FakeLLMServer,

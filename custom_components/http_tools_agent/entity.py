@@ -36,21 +36,32 @@ from .turn import CLOSING_NUDGE, Turn
 __all__ = ["CLOSING_NUDGE", "AgentOptions", "HttpToolsAgentEntity"]
 
 
-def _last_tool_result(chat_log: conversation.ChatLog) -> dict[str, str] | None:
-    """The last successful HTTP tool result of this turn, as words."""
+def _last_round_results(chat_log: conversation.ChatLog) -> dict[str, str] | None:
+    """The successful HTTP tool results of this turn's last round, as words."""
+    round_results: list[conversation.ToolResultContent] = []
     for content in reversed(chat_log.content):
-        if isinstance(content, conversation.UserContent):
-            return None
-        if not isinstance(content, conversation.ToolResultContent):
-            continue
+        if isinstance(content, conversation.ToolResultContent):
+            round_results.append(content)
+        elif round_results or isinstance(content, conversation.UserContent):
+            break
+    tools: list[str] = []
+    texts: list[str] = []
+    for content in reversed(round_results):
         text = content.result.data.get(RESULT_KEY)
-        if content.result.error or not isinstance(text, str) or not text.strip():
-            return None
-        return {
-            "tool": content.tool_name.rsplit("__", 1)[-1].replace("_", " "),
-            "result": speakable(text),
-        }
-    return None
+        if (
+            content.result.error
+            or not isinstance(text, str)
+            or not text.strip()
+            or text.startswith("Error:")
+        ):
+            continue
+        texts.append(speakable(text))
+        tool = content.tool_name.rsplit("__", 1)[-1].replace("_", " ")
+        if tool not in tools:
+            tools.append(tool)
+    if not texts:
+        return None
+    return {"tool": " and ".join(tools), "result": "; ".join(texts)}
 
 
 def _round_failed(chat_log: conversation.ChatLog) -> bool:
@@ -274,9 +285,9 @@ class HttpToolsAgentEntity(Entity):
         ):
             return
         placeholders = {"rounds": str(exhausted_rounds)}
-        if (result := _last_tool_result(chat_log)) is not None:
-            # A weak model that ran a tool but could not put the result into
-            # words (even when its rounds ran out): read the result itself.
+        if (result := _last_round_results(chat_log)) is not None:
+            # A weak model that ran tools but could not put their results
+            # into words (even when its rounds ran out): read the results.
             key = "tool_result_only"
             placeholders |= result
         elif exhausted_rounds is not None:

@@ -60,7 +60,7 @@ class Turn:
     tools: list[ChatCompletionFunctionToolParam] = field(default_factory=list)
     schemas: ToolSchemas = field(default_factory=dict)
     seen_calls: set[str] = field(default_factory=set)
-    # Tool-list recitals refused this turn (`delta_stream.recites_tools`).
+    # Tool-list recitals refused this turn (`call_policy.recites_tools`).
     refused_recitals: set[frozenset[str]] = field(default_factory=set)
     # Rounds asked so far (the closing request not counted).
     round: int = 0
