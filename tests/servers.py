@@ -381,6 +381,8 @@ class ToolEndpoint(RecordingServer):
         if request.path.startswith("/weather/"):
             city = request.match_info.get("tail", "").split("/")[-1] or "?"
             return web.Response(text=f"{city}: ☀️ +14°C")
+        if request.path == "/empty":
+            return web.json_response([])
         if request.path == "/fail":
             return web.Response(status=500, text="backend exploded")
         if request.path == "/echo":

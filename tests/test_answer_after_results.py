@@ -15,8 +15,14 @@ import pytest
 from custom_components.http_tools_agent.const import CONF_CHAIN_CALLS
 from custom_components.http_tools_agent.entity import CLOSING_NUDGE
 
-from .kit import converse, speech
-from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
+from .kit import call_service, converse, speech
+from .servers import (
+    FakeLLMServer,
+    ToolEndpoint,
+    completion,
+    text_stream,
+    tool_calls_stream,
+)
 
 
 def shapes(llm_server: FakeLLMServer) -> list[tuple[str | None, bool]]:
@@ -88,6 +94,41 @@ async def test_calls_on_the_answer_request_do_not_run(
 
     assert speech(result).startswith("Done. The tool get weather returned: Rome")
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
+@pytest.mark.usefixtures("setup_integration")
+async def test_an_empty_result_read_out_says_nothing_came_back(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+) -> None:
+    """A search that found nothing (`[]`) and a silent model: the user hears
+    that the tool returned nothing, not "returned:" and silence."""
+    await call_service(
+        hass,
+        "set_tools",
+        {
+            "tools": [
+                {
+                    "name": "list_items",
+                    "description": "List the shopping list.",
+                    "url": f"{tool_endpoint.url}/empty",
+                    "method": "GET",
+                }
+            ]
+        },
+    )
+    llm_server.add(
+        tool_calls_stream(("list_items", {})),
+        text_stream(""),
+        completion(""),
+    )
+
+    result = await converse(hass, "What's on my list?")
+
+    assert speech(result) == "Done. The tool list items returned nothing."
+    assert [r.path for r in tool_endpoint.requests] == ["/empty"]
 
 
 @pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: True}])

@@ -55,11 +55,12 @@ def _last_round_results(chat_log: conversation.ChatLog) -> dict[str, str] | None
             or text.startswith("Error:")
         ):
             continue
-        texts.append(speakable(text))
+        if words := speakable(text).strip():
+            texts.append(words)
         tool = content.tool_name.rsplit("__", 1)[-1].replace("_", " ")
         if tool not in tools:
             tools.append(tool)
-    if not texts:
+    if not tools:
         return None
     return {"tool": " and ".join(tools), "result": "; ".join(texts)}
 
@@ -288,7 +289,8 @@ class HttpToolsAgentEntity(Entity):
         if (result := _last_round_results(chat_log)) is not None:
             # A weak model that ran tools but could not put their results
             # into words (even when its rounds ran out): read the results.
-            key = "tool_result_only"
+            # ("[]", an empty list, has no words: "returned nothing".)
+            key = "tool_result_only" if result["result"] else "tool_result_empty"
             placeholders |= result
         elif exhausted_rounds is not None:
             key = "rounds_exhausted"
