@@ -16,7 +16,7 @@
 
 (`--agents` also takes the variants of ours: ours-nostream, ours-required,
 ours-examples (generated), ours-handwritten (the examples below), ours-grammar
-(`bench/grammar.py`).)
+(`bench/grammar.py`), ours-chain (calls after results), ours-1round.)
 
 Needs `scripts/model_server --install-only` (or HTA_MODEL_SERVER_URL).
 """
