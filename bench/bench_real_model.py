@@ -38,6 +38,7 @@ import aiohttp
 
 from bench._ha import home_assistant, log, machine, table, timed_turn
 from bench.grammar import grammar_in_requests
+from bench.nudge_placement import nudge_as_message
 from custom_components.http_tools_agent.const import DOMAIN
 from dev.loopback import Recorded
 from dev.tool_server import DEMO_TOOLS, DemoToolServer, weather_for
@@ -251,6 +252,8 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ours-grammar": {"grammar": True},
     "ours-1round": {"options": {"max_tool_iterations": 1}},
     "ours-chain": {"agent": {"chain_calls": True}},
+    "ours-nudge-user": {"nudge": "user"},
+    "ours-nudge-system": {"nudge": "system"},
     "ours-no-examples": {"agent": {"examples": "none"}},
 }
 
@@ -278,7 +281,10 @@ async def run_agent(
     """Run the eval set through one agent in a fresh Home Assistant."""
     outcomes: list[Outcome] = []
     variant = VARIANTS.get(name, {})
-    with grammar_in_requests() if variant.get("grammar") else nullcontext():
+    with (
+        grammar_in_requests() if variant.get("grammar") else nullcontext(),
+        nudge_as_message(variant["nudge"]) if variant.get("nudge") else nullcontext(),
+    ):
         return await _run_agent(name, variant, base_url, tools, limit, outcomes)
 
 

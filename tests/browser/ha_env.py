@@ -36,6 +36,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
+from custom_components.http_tools_agent.turn import CLOSING_NUDGE
 from dev.http_config import seed_http_config
 from dev.loopback import LoopbackServer
 from tests.servers import FakeLLMServer, ToolEndpoint, text_stream, transcript
@@ -62,7 +63,10 @@ class ScriptedLLM(FakeLLMServer):
         messages: list[dict[str, Any]] = body.get("messages", [])
         last = messages[-1] if messages else {}
         if last.get("role") == "tool":
-            result = str(last.get("content", "")).strip()
+            # The request after a result ends it with the agent's request
+            # to answer (CLOSING_NUDGE): not part of the result.
+            content = str(last.get("content", ""))
+            result = content.removesuffix(f"\n\n{CLOSING_NUDGE}").strip()
             self.add(text_stream("Right now in ", result, ". Enjoy Rome!"))
         elif "weather" in json.dumps(last).lower():
             self.add(transcript(WEATHER_TRANSCRIPT))

@@ -1,0 +1,40 @@
+"""Where the closing request's instruction goes (P4 variants).
+
+The agent adds "Answer the user's question now in plain text ..." to the
+last tool result (Mistral's and Qwen 3.5's templates refuse a system message
+there, Mistral's a user message after a result). These variants send it as a
+message of its own instead, for the benchmark only, to measure what the
+placement costs a model whose template takes either (Qwen2.5).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from typing import Any
+from unittest import mock
+
+from custom_components.http_tools_agent import turn as turn_module
+from custom_components.http_tools_agent.turn import CLOSING_NUDGE, Request, Turn
+
+
+@contextmanager
+def nudge_as_message(role: str) -> Iterator[None]:
+    """Move the closing instruction out of the tool result into a `role`
+    message after it."""
+    original = Turn.request
+
+    def request(self: Turn, *, closing: bool) -> Request:
+        built = original(self, closing=closing)
+        messages: list[Any] = list(built.params["messages"])
+        last = messages[-1]
+        content = last.get("content")
+        suffix = f"\n\n{CLOSING_NUDGE}"
+        if closing and isinstance(content, str) and content.endswith(suffix):
+            messages[-1] = {**last, "content": content.removesuffix(suffix)}
+            messages.append({"role": role, "content": CLOSING_NUDGE})
+            built.params["messages"] = messages
+        return built
+
+    with mock.patch.object(turn_module.Turn, "request", request):
+        yield
