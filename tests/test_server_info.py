@@ -72,7 +72,14 @@ async def test_llama_server_props(
 
     assert config_entry.runtime_data.server_info == ServerInfo(
         "llama.cpp",
-        {"": ModelCaps(context=4096, tools=True, parallel_tool_calls=True)},
+        {
+            "": ModelCaps(
+                context=4096,
+                tools=True,
+                parallel_tool_calls=True,
+                user_after_tool=True,
+            )
+        },
     )
     diagnostics = await diagnostics_of(hass, hass_client, config_entry)
     assert diagnostics["server"] == {
@@ -83,6 +90,9 @@ async def test_llama_server_props(
                 "tools": True,
                 "parallel_tool_calls": True,
                 "thinking": None,
+                # Its chat template (Qwen2.5's) takes a user message after a
+                # tool result: the closing request asks for the answer so.
+                "user_after_tool": True,
             }
         },
     }
@@ -218,6 +228,7 @@ async def test_ollama_models_are_asked_one_by_one(
                 "tools": True,
                 "parallel_tool_calls": None,
                 "thinking": True,
+                "user_after_tool": None,
             }
         },
     }
