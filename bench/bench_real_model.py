@@ -254,7 +254,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ours-chain": {"agent": {"chain_calls": True}},
     "ours-nudge-user": {"nudge": "user"},
     "ours-nudge-system": {"nudge": "system"},
-    "ours-nudge-in-result": {"nudge": "result"},
     "ours-no-examples": {"agent": {"examples": "none"}},
 }
 

@@ -11,17 +11,15 @@ from typing import Any
 
 from homeassistant.core import HomeAssistant
 import pytest
-from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.http_tools_agent.const import CONF_CHAIN_CALLS
 from custom_components.http_tools_agent.entity import CLOSING_NUDGE
 
-from .kit import call_service, converse, load_integration, speech
+from .kit import call_service, converse, speech
 from .servers import (
     FakeLLMServer,
     ToolEndpoint,
     completion,
-    server_check,
     text_stream,
     tool_calls_stream,
 )
@@ -154,46 +152,3 @@ async def test_chained_calls_when_allowed(
     assert speech(result) == "Sent."
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome", "/hook"]
     assert shapes(llm_server) == [("auto", False), ("auto", False), ("auto", False)]
-
-
-@pytest.mark.parametrize(
-    ("agent_options", "props", "own_message"),
-    [
-        ({CONF_CHAIN_CALLS: False}, "llama-server__props", True),
-        ({CONF_CHAIN_CALLS: False}, "llama-cpp-python-smollm2__props", False),
-    ],
-    ids=["qwen2.5-template", "template-unknown"],
-)
-async def test_the_answer_request_where_the_template_takes_it(
-    hass: HomeAssistant,
-    llm_server: FakeLLMServer,
-    tool_endpoint: ToolEndpoint,
-    config_entry: MockConfigEntry,
-    props: str,
-    own_message: bool,
-) -> None:
-    """llama-server shows its chat template (`/props`, captured with
-    Qwen2.5-Coder-0.5B); it takes a user message after a tool result, so
-    the request for the answer is a message of its own, the result left as
-    the tool returned it. A server that does not show its template
-    (llama-cpp-python: `/props` is a 404) gets the words in the result."""
-    llm_server.pages["GET /props"] = server_check(props)
-    await load_integration(hass)
-    llm_server.add(
-        tool_calls_stream(("get_weather", {"city": "Rome"})),
-        text_stream("Rome is sunny."),
-    )
-
-    result = await converse(hass, "What's the weather in Rome?")
-
-    assert speech(result) == "Rome is sunny."
-    closing = llm_server.requests[1]
-    assert closing["tool_choice"] == "none"
-    *_, tool, last = closing["messages"]
-    if own_message:
-        assert last == {"role": "user", "content": CLOSING_NUDGE}
-        assert tool["role"] == "tool"
-        assert CLOSING_NUDGE not in tool["content"]
-    else:
-        assert last["role"] == "tool"
-        assert last["content"].endswith(f"\n\n{CLOSING_NUDGE}")

@@ -72,14 +72,7 @@ async def test_llama_server_props(
 
     assert config_entry.runtime_data.server_info == ServerInfo(
         "llama.cpp",
-        {
-            "": ModelCaps(
-                context=4096,
-                tools=True,
-                parallel_tool_calls=True,
-                user_after_tool=True,
-            )
-        },
+        {"": ModelCaps(context=4096, tools=True, parallel_tool_calls=True)},
     )
     diagnostics = await diagnostics_of(hass, hass_client, config_entry)
     assert diagnostics["server"] == {
@@ -90,9 +83,6 @@ async def test_llama_server_props(
                 "tools": True,
                 "parallel_tool_calls": True,
                 "thinking": None,
-                # Its chat template (Qwen2.5's) takes a user message after a
-                # tool result: the closing request asks for the answer so.
-                "user_after_tool": True,
             }
         },
     }
@@ -228,7 +218,6 @@ async def test_ollama_models_are_asked_one_by_one(
                 "tools": True,
                 "parallel_tool_calls": None,
                 "thinking": True,
-                "user_after_tool": None,
             }
         },
     }

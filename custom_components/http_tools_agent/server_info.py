@@ -6,8 +6,7 @@ says nothing is simply `unknown`:
 - llama.cpp's `llama-server`: `GET /props` (next to `/v1`):
   `chat_template_caps.supports_tools` and `supports_parallel_tool_calls`
   (false when it runs without `--jinja` or with a template that has no
-  tools), `default_generation_settings.n_ctx`, and whether its
-  `chat_template` takes a user message after a tool result;
+  tools), `default_generation_settings.n_ctx`;
 - Ollama: `GET /api/version` answers; `POST /api/show` for each model an agent
   uses: `capabilities` (`tools`, `thinking`), the context (`num_ctx` of its
   parameters, else Ollama's default of 4096, never more than the model's
@@ -32,7 +31,6 @@ from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from yarl import URL
 
 from .const import CONF_BASE_URL, CONF_MODEL, DEFAULT_MODEL, DOMAIN, LOGGER
-from .template_probe import takes_user_after_tool
 
 KIND_LLAMA_CPP = "llama.cpp"
 KIND_OLLAMA = "ollama"
@@ -56,9 +54,6 @@ class ModelCaps:
     tools: bool | None = None
     parallel_tool_calls: bool | None = None
     thinking: bool | None = None
-    # The chat template takes a user message right after a tool result
-    # (`template_probe`): the closing request's words go there.
-    user_after_tool: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -104,14 +99,10 @@ def parse_llama_cpp_props(props: Mapping[str, Any]) -> ModelCaps | None:
         return None
     caps = caps if isinstance(caps, Mapping) else {}
     settings = settings if isinstance(settings, Mapping) else {}
-    template = props.get("chat_template")
     return ModelCaps(
         context=_int(settings.get("n_ctx")),
         tools=_bool(caps.get("supports_tools")),
         parallel_tool_calls=_bool(caps.get("supports_parallel_tool_calls")),
-        user_after_tool=(
-            takes_user_after_tool(template) if isinstance(template, str) else None
-        ),
     )
 
 

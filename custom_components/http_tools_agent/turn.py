@@ -19,7 +19,6 @@ from openai.types.chat import (
     ChatCompletionMessageParam,
     ChatCompletionSystemMessageParam,
     ChatCompletionToolMessageParam,
-    ChatCompletionUserMessageParam,
 )
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
@@ -101,21 +100,14 @@ class Turn:
             # Servers without a tool parser ignore `tool_choice: none`; small
             # models then repeat the call instead of answering. Saying so
             # plainly makes them answer from the results (measured with
-            # Qwen2.5-0.5B: 0/10 -> 10/10 weather answers). As a user message
-            # where the server's template is known to take one (in its own
-            # words 3x as often); else in the result itself: Mistral's
-            # templates refuse a user message after a result, Qwen 3.5's a
-            # system message.
-            if self.server.model(self.options.model).user_after_tool:
-                messages.append(
-                    ChatCompletionUserMessageParam(role="user", content=CLOSING_NUDGE)
-                )
-            else:
-                messages[-1] = ChatCompletionToolMessageParam(
-                    role="tool",
-                    tool_call_id=last["tool_call_id"],
-                    content=f"{last['content']}\n\n{CLOSING_NUDGE}",
-                )
+            # Qwen2.5-0.5B: 0/10 -> 10/10 weather answers). In the result
+            # itself: Mistral's and Qwen 3.5's templates refuse a system
+            # message there, and Mistral's a user message after a result.
+            messages[-1] = ChatCompletionToolMessageParam(
+                role="tool",
+                tool_call_id=last["tool_call_id"],
+                content=f"{last['content']}\n\n{CLOSING_NUDGE}",
+            )
         messages = self._fit(messages)
         params = CompletionCreateParamsBase(
             model=self.options.model,
