@@ -16,7 +16,8 @@
 
 (`--agents` also takes the variants of ours: ours-nostream, ours-required,
 ours-examples (generated), ours-handwritten (the examples below), ours-grammar
-(`bench/grammar.py`), ours-chain (calls after results), ours-1round.)
+(`bench/grammar.py`), ours-chain (calls after results), ours-1round,
+ours-nudge-user and ours-nudge-system (`bench/nudge_placement.py`).)
 
 Needs `scripts/model_server --install-only` (or HTA_MODEL_SERVER_URL).
 """
