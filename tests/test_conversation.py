@@ -13,6 +13,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from syrupy.assertion import SnapshotAssertion
 
 from custom_components.http_tools_agent.const import (
+    CONF_CHAIN_CALLS,
     CONF_MAX_TOOL_ITERATIONS,
     CONF_STREAM,
     CONF_TOOLS,
@@ -661,6 +662,37 @@ async def test_tools_of_merged_apis_answer_to_their_short_name(
     assert "http-tools__get_weather" in offered
     assert speech(result) == "Sunny in Rome."
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
+@pytest.mark.usefixtures("setup_integration")
+async def test_calls_instead_of_the_answer_are_cut_short(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """Asked for the answer, a small model may write calls instead, one after
+    the other (none runs; Qwen2.5-0.5B listed twenty cities so, 30 s on a
+    CPU). At the second the agent stops reading and reads the result; the
+    rest of that reply is never waited for."""
+    call = '{"name": "get_weather", "arguments": {"city": "%s"}}\n'
+    never = asyncio.Event()
+    llm_server.add(
+        tool_calls_stream(("get_weather", {"city": "Madrid"})),
+        text_stream(
+            call % "Oslo",
+            call % "Paris",
+            call % "Berlin",
+            hold_before_piece=2,
+            hold_until=never.wait,
+        ),
+    )
+
+    async with asyncio.timeout(10):  # the held rest would take 20 s
+        result = await converse(hass, "Is it warmer in Madrid or in Oslo?")
+
+    never.set()  # let the server's handler end
+    assert speech(result).startswith("Done. The tool get weather returned: Madrid")
+    assert [r.path for r in tool_endpoint.requests] == ["/weather/Madrid"]
+    assert llm_server.requests[1]["tool_choice"] == "none"
 
 
 @pytest.mark.usefixtures("setup_integration")

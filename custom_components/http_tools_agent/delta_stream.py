@@ -145,7 +145,11 @@ class CompletionStream:
 
     @property
     def looping(self) -> bool:
-        """Whether the reply keeps repeating a call that was answered."""
+        """Whether the reply keeps repeating a call that was answered, or,
+        asked for the answer, writes calls instead (none of them runs; Qwen2.5-
+        0.5B listed twenty cities so for 30 s before falling silent)."""
+        if not self.run_calls and self.dropped >= LOOP_REPEATS:
+            return not self.text.strip()
         return any(count >= LOOP_REPEATS for count in self._repeated.values())
 
     @property
