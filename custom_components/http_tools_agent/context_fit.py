@@ -17,7 +17,7 @@ starts is kept per conversation, so the following turns send the same start
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field
 import json
 import re
@@ -79,9 +79,9 @@ def context_overflow(message: str, body: object) -> ContextOverflow | None:
     return ContextOverflow(int(found) if found else None, int(count) if count else None)
 
 
-def request_chars(messages: Sequence[Any], tools: Sequence[Any]) -> int:
+def request_chars(messages: Iterable[Any], tools: Iterable[Any]) -> int:
     """The size of what the model reads, in characters."""
-    return len(json.dumps([messages, tools], ensure_ascii=False))
+    return len(json.dumps([list(messages), list(tools)], ensure_ascii=False))
 
 
 @dataclass(slots=True)

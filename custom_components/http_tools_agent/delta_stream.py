@@ -116,7 +116,6 @@ class CompletionStream:
     ran: int = 0
     over_budget: int = 0
     all_tools: int = 0
-    repeats: int = 0
     # How often each answered call came back in this reply.
     _repeated: Counter[str] = field(default_factory=Counter)
     # Calls recognised on the closing request (never run).
@@ -142,6 +141,11 @@ class CompletionStream:
         self._filter = TextCallFilter(
             self.tool_schemas, after_tool_results=self.after_tool_results
         )
+
+    @property
+    def repeats(self) -> int:
+        """Calls in this reply that repeat one answered in the turn."""
+        return self._repeated.total()
 
     @property
     def looping(self) -> bool:
@@ -387,10 +391,9 @@ class CompletionStream:
             return self._unrunnable(name or UNREADABLE_CALL, arguments, error, call_id)
         key = call_key(resolved, arguments)
         if key in self.seen_calls:
-            self._repeated[key] += 1
             # Small models often repeat a call after its result: running it
             # again only loops, so the turn moves on to the answer.
-            self.repeats += 1
+            self._repeated[key] += 1
             return []
         self.seen_calls.add(key)
         self.calls += 1

@@ -36,24 +36,30 @@ from .turn import CLOSING_NUDGE, Turn
 __all__ = ["CLOSING_NUDGE", "AgentOptions", "HttpToolsAgentEntity"]
 
 
-def _last_round_results(chat_log: conversation.ChatLog) -> dict[str, str] | None:
-    """The successful HTTP tool results of this turn's last round, as words."""
-    round_results: list[conversation.ToolResultContent] = []
+def _last_round(chat_log: conversation.ChatLog) -> list[conversation.ToolResultContent]:
+    """The tool results of this turn's last round that had calls, in order."""
+    found: list[conversation.ToolResultContent] = []
     for content in reversed(chat_log.content):
         if isinstance(content, conversation.ToolResultContent):
-            round_results.append(content)
-        elif round_results or isinstance(content, conversation.UserContent):
+            found.append(content)
+        elif found or isinstance(content, conversation.UserContent):
             break
+    return found[::-1]
+
+
+def _failed(content: conversation.ToolResultContent) -> bool:
+    """Whether a call got an error instead of a result."""
+    text = content.result.data.get(RESULT_KEY)
+    return content.result.error or (isinstance(text, str) and text.startswith("Error:"))
+
+
+def _last_round_results(chat_log: conversation.ChatLog) -> dict[str, str] | None:
+    """The successful HTTP tool results of this turn's last round, as words."""
     tools: list[str] = []
     texts: list[str] = []
-    for content in reversed(round_results):
+    for content in _last_round(chat_log):
         text = content.result.data.get(RESULT_KEY)
-        if (
-            content.result.error
-            or not isinstance(text, str)
-            or not text.strip()
-            or text.startswith("Error:")
-        ):
+        if _failed(content) or not isinstance(text, str) or not text.strip():
             continue
         if words := speakable(text).strip():
             texts.append(words)
@@ -67,15 +73,7 @@ def _last_round_results(chat_log: conversation.ChatLog) -> dict[str, str] | None
 
 def _round_failed(chat_log: conversation.ChatLog) -> bool:
     """Whether a call of the last round got an error (the model may retry)."""
-    for content in reversed(chat_log.content):
-        if not isinstance(content, conversation.ToolResultContent):
-            return False
-        text = content.result.data.get(RESULT_KEY)
-        if content.result.error or (
-            isinstance(text, str) and text.startswith("Error:")
-        ):
-            return True
-    return False
+    return any(_failed(content) for content in _last_round(chat_log))
 
 
 class HttpToolsAgentEntity(Entity):
@@ -202,7 +200,8 @@ class HttpToolsAgentEntity(Entity):
             # (llama-cpp-python fails inside its stream).
             return await self._async_ask(chat_log, turn, closing=closing)
         turn.calls_run += reply.ran
-        turn.context.calibrate(request.chars, (reply.usage or {}).get("prompt_tokens"))
+        if (tokens := (reply.usage or {}).get("prompt_tokens")) is not None:
+            turn.context.calibrate(request.chars, tokens)
         self._note_quirks(reply)
         if stream and reply.empty:
             if reply.thinking.strip() and reply.finish_reason == "length":

@@ -44,8 +44,12 @@ class Request:
 
     params: CompletionCreateParamsBase
     extra_body: dict[str, Any]
-    # The size of messages and tools, to calibrate the token estimate.
-    chars: int = 0
+
+    @property
+    def chars(self) -> int:
+        """The size of messages and tools, to calibrate the token estimate
+        (only when the server reports tokens: serialising is not free)."""
+        return request_chars(self.params["messages"], self.params.get("tools", []))
 
 
 @dataclass(slots=True)
@@ -123,7 +127,7 @@ class Turn:
             self.options.extra_body,
             thinking_fields(self.options.thinking, self.server.kind),
         )
-        return Request(params, extra, request_chars(messages, self.tools))
+        return Request(params, extra)
 
     def _add_examples(self, messages: list[ChatCompletionMessageParam]) -> None:
         """The agent's examples end the system prompt (its stable part)."""
