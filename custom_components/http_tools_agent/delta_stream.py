@@ -38,7 +38,7 @@ from .call_policy import (
     recites_tools,
 )
 from .client import async_complete, async_stream_completion
-from .engine.textcalls import FilterOutput, TextCallFilter, ToolNames
+from .engine.textcalls import FilterOutput, TextCallFilter
 from .errors import MalformedResponse, llm_error_handler
 from .llm_api import RESULT_KEY
 
@@ -125,9 +125,6 @@ class CompletionStream:
     usage: dict[str, Any] | None = None
     timings: dict[str, Any] | None = None
     _filter: TextCallFilter = field(init=False)
-    # Resolves written names as the text filter does (HA namespaces merged
-    # APIs' tools, `http-tools__get_weather`; models drop the prefix).
-    _names: ToolNames = field(init=False)
     # Calls being assembled, in arrival order; `_slots` maps the server's
     # `index` to the call it is currently filling.
     _partial: dict[int, _PartialCall] = field(default_factory=dict)
@@ -136,8 +133,9 @@ class CompletionStream:
     _runnable: list[llm.ToolInput] = field(default_factory=list)
 
     def __post_init__(self) -> None:
-        """Start the text filter for this reply."""
-        self._names = ToolNames(self.tool_schemas)
+        """Start the text filter for this reply; its names also resolve
+        structured calls (HA namespaces merged APIs' tools,
+        `http-tools__get_weather`; models drop the prefix)."""
         self._filter = TextCallFilter(
             self.tool_schemas, after_tool_results=self.after_tool_results
         )
@@ -385,7 +383,7 @@ class CompletionStream:
         if not self.run_calls:
             self.dropped += 1
             return []
-        resolved = self._names.resolve(name)
+        resolved = self._filter.names.resolve(name)
         if resolved is None:
             error = f"Error: unknown tool '{name}'"
             return self._unrunnable(name or UNREADABLE_CALL, arguments, error, call_id)

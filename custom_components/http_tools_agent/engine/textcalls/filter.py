@@ -84,11 +84,12 @@ class TextCallFilter:
         ``after_tool_results``: the reply answers tool results, so a
         line-start JSON object that is no call echoes them.
         """
-        self._tools = ToolNames(tools)
+        # Public: a caller resolving structured calls' names uses the same.
+        self.names = ToolNames(tools)
         self._after_tool_results = after_tool_results
-        self._block = TaggedBlock(self._tools)
+        self._block = TaggedBlock(self.names)
         self._fence = Fence()
-        self._json = BareJson(self._tools)
+        self._json = BareJson(self.names)
         self._text_out: list[str] = []
         self._think_out: list[str] = []
         self._held_out: list[str] = []
