@@ -86,9 +86,11 @@ def grammar_in_requests() -> Iterator[None]:
     """Every round's request but the closing one carries the grammar."""
     original = turn_module.Turn.request
 
-    def request(self: turn_module.Turn, *, closing: bool) -> turn_module.Request:
-        built = original(self, closing=closing)
-        if self.tools and not closing:
+    def request(
+        self: turn_module.Turn, ask: turn_module.Ask = turn_module.Ask.ROUND
+    ) -> turn_module.Request:
+        built = original(self, ask)
+        if self.tools and ask is not turn_module.Ask.CLOSING:
             built.extra_body["grammar"] = gbnf(list(self.tools))
         return built
 

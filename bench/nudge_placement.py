@@ -15,7 +15,13 @@ from typing import Any
 from unittest import mock
 
 from custom_components.http_tools_agent import turn as turn_module
-from custom_components.http_tools_agent.turn import CLOSING_NUDGE, Request, Turn
+from custom_components.http_tools_agent.turn import (
+    ANSWER_NUDGE,
+    CLOSING_NUDGE,
+    Ask,
+    Request,
+    Turn,
+)
 
 
 @contextmanager
@@ -24,15 +30,16 @@ def nudge_as_message(role: str) -> Iterator[None]:
     message after it."""
     original = Turn.request
 
-    def request(self: Turn, *, closing: bool) -> Request:
-        built = original(self, closing=closing)
+    def request(self: Turn, ask: Ask = Ask.ROUND) -> Request:
+        built = original(self, ask)
         messages: list[Any] = list(built.params["messages"])
         last = messages[-1]
         content = last.get("content")
-        suffix = f"\n\n{CLOSING_NUDGE}"
-        if closing and isinstance(content, str) and content.endswith(suffix):
+        nudge = ANSWER_NUDGE if ask is Ask.ANSWER else CLOSING_NUDGE
+        suffix = f"\n\n{nudge}"
+        if isinstance(content, str) and content.endswith(suffix):
             messages[-1] = {**last, "content": content.removesuffix(suffix)}
-            messages.append({"role": role, "content": CLOSING_NUDGE})
+            messages.append({"role": role, "content": nudge})
             built.params["messages"] = messages
         return built
 

@@ -1,19 +1,27 @@
 """Once a round's calls have their results, the agent asks for the answer
 (the default): a small model offered more calls after a result calls other
 tools (Qwen2.5-0.5B listed the shopping list, then searched it for "milk",
-then fell silent), asked for the answer it gives one. A call that failed
-still gets another round to retry; `chain_calls` lets a model that plans
-call on."""
+then fell silent), asked for the answer it gives one. Asked so, it may still
+call a tool it used for something else the user named ("Rome and Paris?"
+drew a call for Rome only; asked for the answer, one for Paris): only such
+calls run, and then the closing request asks for the answer. A call that
+failed still gets another round to retry; `chain_calls` lets a model that
+plans call on."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from homeassistant.core import HomeAssistant
 import pytest
 
-from custom_components.http_tools_agent.const import CONF_CHAIN_CALLS
-from custom_components.http_tools_agent.entity import CLOSING_NUDGE
+from custom_components.http_tools_agent.call_policy import MoreOf
+from custom_components.http_tools_agent.const import (
+    CONF_CHAIN_CALLS,
+    CONF_MAX_TOOL_ITERATIONS,
+)
+from custom_components.http_tools_agent.entity import ANSWER_NUDGE, CLOSING_NUDGE
 
 from .kit import call_service, converse, speech
 from .servers import (
@@ -25,15 +33,18 @@ from .servers import (
 )
 
 
-def shapes(llm_server: FakeLLMServer) -> list[tuple[str | None, bool]]:
-    """Each request's tool_choice, and whether it asks for the answer."""
-    return [
-        (
-            body.get("tool_choice"),
-            CLOSING_NUDGE in str(body["messages"][-1].get("content")),
-        )
-        for body in llm_server.requests
-    ]
+def asked(body: dict[str, Any]) -> str:
+    """What a request asked for: "answer" (or calls for the rest), "closing"
+    (the answer only) or "round" (the model's choice)."""
+    last = str(body["messages"][-1].get("content"))
+    if last.endswith(ANSWER_NUDGE):
+        return "answer"
+    return "closing" if last.endswith(CLOSING_NUDGE) else "round"
+
+
+def shapes(llm_server: FakeLLMServer) -> list[tuple[str | None, str]]:
+    """Each request's tool_choice, and what it asked for."""
+    return [(body.get("tool_choice"), asked(body)) for body in llm_server.requests]
 
 
 @pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
@@ -50,7 +61,7 @@ async def test_the_request_after_results_asks_for_the_answer(
 
     assert speech(result) == "Rome is sunny, 14 degrees."
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
-    assert shapes(llm_server) == [("auto", False), ("none", True)]
+    assert shapes(llm_server) == [("auto", "round"), ("auto", "answer")]
 
 
 @pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
@@ -71,7 +82,11 @@ async def test_a_failed_call_gets_a_round_to_retry(
 
     assert speech(result) == "Rome is sunny."
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
-    assert shapes(llm_server) == [("auto", False), ("auto", False), ("none", True)]
+    assert shapes(llm_server) == [
+        ("auto", "round"),
+        ("auto", "round"),
+        ("auto", "answer"),
+    ]
     assert llm_server.requests[1]["messages"][-1]["content"] == (
         "Error: unknown tool 'weather'"
     )
@@ -83,17 +98,108 @@ async def test_calls_on_the_answer_request_do_not_run(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
 ) -> None:
     """A model that calls another tool instead of answering: that call does
-    not run, and the user hears the result the turn has."""
+    not run, the closing request asks for the answer once more, and when the
+    model stays silent the user hears the result the turn has."""
     llm_server.add(
         tool_calls_stream(("get_weather", {"city": "Rome"})),
         tool_calls_stream(("send_webhook", {"message": "Rome is sunny"})),
         text_stream(""),
+        completion(""),
     )
 
     result = await converse(hass, "What's the weather in Rome?")
 
     assert speech(result).startswith("Done. The tool get weather returned: Rome")
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
+    assert shapes(llm_server) == [
+        ("auto", "round"),
+        ("auto", "answer"),
+        ("none", "closing"),
+        ("none", "closing"),  # empty when streamed: asked once without
+    ]
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
+@pytest.mark.usefixtures("setup_integration")
+async def test_the_same_tool_for_the_rest_of_the_question_runs(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """ "Rome and Paris?": the model calls for Rome; asked for the answer, it
+    calls for Paris and then recites the other tools (as Qwen2.5-0.5B does).
+    Paris runs, the recital does not, and the closing request gets the
+    answer from both results."""
+    calls = "\n".join(
+        json.dumps({"name": name, "arguments": arguments})
+        for name, arguments in (
+            ("get_weather", {"city": "Paris"}),
+            ("send_webhook", {"message": "weather"}),
+        )
+    )
+    llm_server.add(
+        tool_calls_stream(("get_weather", {"city": "Rome"})),
+        text_stream(calls),
+        text_stream("Rome and Paris are sunny, 14 degrees."),
+    )
+
+    result = await converse(hass, "What's the weather in Rome and Paris?")
+
+    assert speech(result) == "Rome and Paris are sunny, 14 degrees."
+    assert [r.path for r in tool_endpoint.requests] == [
+        "/weather/Rome",
+        "/weather/Paris",
+    ]
+    assert shapes(llm_server) == [
+        ("auto", "round"),
+        ("auto", "answer"),
+        ("none", "closing"),
+    ]
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
+@pytest.mark.usefixtures("setup_integration")
+async def test_a_call_for_what_the_user_did_not_name_runs_not(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """Asked for the answer, the model calls the weather of a city nobody
+    asked about: no request; the user hears the results of the turn, all of
+    them."""
+    llm_server.add(
+        tool_calls_stream(
+            ("get_weather", {"city": "Rome"}), ("get_weather", {"city": "Paris"})
+        ),
+        tool_calls_stream(("get_weather", {"city": "Athens"})),
+        text_stream(""),
+        completion(""),
+    )
+
+    result = await converse(hass, "Weather in Rome and Paris?")
+
+    assert speech(result) == (
+        "Done. The tool get weather returned: Rome: ☀️ +14°C; Paris: ☀️ +14°C"
+    )
+    assert sorted(r.path for r in tool_endpoint.requests) == [
+        "/weather/Paris",
+        "/weather/Rome",
+    ]
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
+@pytest.mark.parametrize("extra_options", [{CONF_MAX_TOOL_ITERATIONS: 1}])
+@pytest.mark.usefixtures("setup_integration")
+async def test_with_one_round_the_answer_is_asked_with_no_calls(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """No round left for more calls: the request after the results is the
+    closing one."""
+    llm_server.add(
+        tool_calls_stream(("get_weather", {"city": "Rome"})),
+        text_stream("Rome is sunny."),
+    )
+
+    result = await converse(hass, "What's the weather in Rome and Paris?")
+
+    assert speech(result) == "Rome is sunny."
+    assert shapes(llm_server) == [("auto", "round"), ("none", "closing")]
 
 
 @pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
@@ -121,6 +227,8 @@ async def test_an_empty_result_read_out_says_nothing_came_back(
     )
     llm_server.add(
         tool_calls_stream(("list_items", {})),
+        text_stream(""),
+        completion(""),
         text_stream(""),
         completion(""),
     )
@@ -151,4 +259,24 @@ async def test_chained_calls_when_allowed(
 
     assert speech(result) == "Sent."
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome", "/hook"]
-    assert shapes(llm_server) == [("auto", False), ("auto", False), ("auto", False)]
+    assert shapes(llm_server) == [("auto", "round")] * 3
+
+
+@pytest.mark.parametrize(
+    ("name", "arguments", "runs"),
+    [
+        ("get_weather", {"city": "Paris"}, True),
+        ("get_weather", {"city": " paris "}, True),  # as the user wrote it
+        ("get_weather", {"city": "Paris", "days": 3}, True),  # numbers: free
+        ("get_weather", {"city": "Athens"}, False),  # not the user's words
+        ("get_weather", {"city": "Paris", "unit": "kelvin"}, False),
+        ("get_weather", {"days": 3}, False),  # no words of the user at all
+        ("send_webhook", {"message": "Paris"}, False),  # not a tool of the turn
+    ],
+)
+def test_more_of_what_the_user_asked(
+    name: str, arguments: dict[str, Any], runs: bool
+) -> None:
+    """Which calls run on the request for the answer."""
+    more_of = MoreOf(frozenset({"get_weather"}), "weather in rome and paris?")
+    assert more_of.allows(name, arguments) is runs

@@ -1,5 +1,6 @@
-"""Calls per turn are bounded, and a reply that calls every offered tool at
-once (a small model's answer to "What is 2 plus 2?") runs none of them."""
+"""Calls per turn are bounded, a reply that calls every offered tool at once
+(a small model's answer to "What is 2 plus 2?") runs none of them, and
+neither does a call whose arguments are its tool's schema."""
 
 from __future__ import annotations
 
@@ -10,7 +11,10 @@ from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.http_tools_agent.call_policy import ALL_TOOLS_ERROR
+from custom_components.http_tools_agent.call_policy import (
+    ALL_TOOLS_ERROR,
+    SCHEMA_COPY_ERROR,
+)
 from custom_components.http_tools_agent.const import CONF_MAX_CALLS_PER_TURN
 
 from .kit import converse, speech, weather_tool
@@ -207,3 +211,86 @@ async def test_calls_out_of_the_offered_order_run(
     assert sorted(r.path for r in tool_endpoint.requests) == sorted(
         f"/{n}" for n in names
     )
+
+
+async def test_a_call_with_its_schema_for_arguments_runs_not(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    tools: list[dict[str, Any]],
+    setup_integration: MockConfigEntry,
+) -> None:
+    """Qwen2.5-0.5B, told "Good night.", called `list_items` with the tool's
+    parameter schema as its arguments: no request, the model reads why and
+    answers in words."""
+    schema = weather_tool("")["parameters"]
+    llm_server.add(
+        text_stream(json.dumps({"name": "get_weather", "arguments": schema})),
+        text_stream("Good night!"),
+    )
+
+    result = await converse(hass, "Good night.")
+
+    assert speech(result) == "Good night!"
+    assert tool_endpoint.requests == []
+    assert results(llm_server.requests[1]) == [SCHEMA_COPY_ERROR]
+    assert setup_integration.runtime_data.model_quirks["schema_as_arguments"] == 1
+
+
+@pytest.fixture
+def describe_tool(tools: list[dict[str, Any]], tool_endpoint: ToolEndpoint) -> None:
+    """A tool whose arguments are named `type` and `properties`."""
+    tools.append(
+        {
+            "name": "describe",
+            "description": "Describe a thing.",
+            "parameters": {
+                "type": "object",
+                "properties": {
+                    "type": {"type": "string"},
+                    "properties": {"type": "object"},
+                },
+            },
+            "url": f"{tool_endpoint.url}/describe",
+            "method": "POST",
+        }
+    )
+
+
+@pytest.mark.usefixtures("describe_tool", "setup_integration")
+async def test_a_tool_taking_a_type_argument_runs(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """Arguments named `type` and `properties` are values when the tool
+    declares them."""
+    arguments = {"type": "lamp", "properties": {"color": "red"}}
+    llm_server.add(
+        tool_calls_stream(("describe", arguments)), text_stream("A red lamp.")
+    )
+
+    await converse(hass, "Describe a red lamp")
+
+    assert [(r.path, json.loads(r.body)) for r in tool_endpoint.requests] == [
+        ("/describe", arguments)
+    ]
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_calls_written_on_one_line_all_run(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """Two cities asked, two bare JSON calls on one line separated by a comma
+    (Qwen2.5-0.5B): both run, and none of the JSON is spoken."""
+    calls = ", ".join(
+        json.dumps({"name": "get_weather", "arguments": {"city": c}})
+        for c in ("Vienna", "Lisbon")
+    )
+    llm_server.add(text_stream(calls), text_stream("Both are sunny, 14 degrees."))
+
+    result = await converse(hass, "How is the weather in Vienna and in Lisbon?")
+
+    assert speech(result) == "Both are sunny, 14 degrees."
+    assert sorted(r.path for r in tool_endpoint.requests) == [
+        "/weather/Lisbon",
+        "/weather/Vienna",
+    ]

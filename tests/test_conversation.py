@@ -331,9 +331,9 @@ async def test_rounds_run_out_the_user_hears_the_last_result(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
 ) -> None:
     """A model that keeps calling: two rounds, a closing request (asked once
-    more without streaming when it comes back empty), then the last result
-    read out (Qwen2.5-0.5B with one round: 3 of 10 weather answers were "I
-    used all 1 tool rounds" with the weather right there)."""
+    more without streaming when it comes back empty), then the turn's
+    results read out (Qwen2.5-0.5B with one round: 3 of 10 weather answers
+    were "I used all 1 tool rounds" with the weather right there)."""
     llm_server.add(
         tool_calls_stream(("get_weather", {"city": "Rome"})),
         tool_calls_stream(("get_weather", {"city": "Milan"})),
@@ -343,7 +343,9 @@ async def test_rounds_run_out_the_user_hears_the_last_result(
 
     result = await converse(hass, "Weather everywhere")
 
-    assert speech(result).startswith("Done. The tool get weather returned: Milan")
+    assert speech(result) == (
+        "Done. The tool get weather returned: Rome: ☀️ +14°C; Milan: ☀️ +14°C"
+    )
     assert len(tool_endpoint.requests) == 2
     assert [
         (r.get("tool_choice"), r.get("stream", False)) for r in llm_server.requests
@@ -670,29 +672,33 @@ async def test_calls_instead_of_the_answer_are_cut_short(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
 ) -> None:
     """Asked for the answer, a small model may write calls instead, one after
-    the other (none runs; Qwen2.5-0.5B listed twenty cities so, 30 s on a
-    CPU). At the second the agent stops reading and reads the result; the
-    rest of that reply is never waited for."""
+    the other (Qwen2.5-0.5B listed twenty cities so, 30 s on a CPU). On the
+    request for the answer the first call that may not run (no city the user
+    named) ends the reading, on the closing request the second; then the
+    agent reads the result. The rest of those replies is never waited for."""
     call = '{"name": "get_weather", "arguments": {"city": "%s"}}\n'
     never = asyncio.Event()
+
+    def cities(*names: str, hold_before: int) -> Any:
+        return text_stream(
+            *(call % name for name in names),
+            hold_before_piece=hold_before,
+            hold_until=never.wait,
+        )
+
     llm_server.add(
         tool_calls_stream(("get_weather", {"city": "Madrid"})),
-        text_stream(
-            call % "Oslo",
-            call % "Paris",
-            call % "Berlin",
-            hold_before_piece=2,
-            hold_until=never.wait,
-        ),
+        cities("Paris", "Berlin", hold_before=1),
+        cities("Oslo", "Paris", "Berlin", hold_before=2),
     )
 
-    async with asyncio.timeout(10):  # the held rest would take 20 s
-        result = await converse(hass, "Is it warmer in Madrid or in Oslo?")
+    async with asyncio.timeout(10):  # the held rests would take 40 s
+        result = await converse(hass, "How warm is it in Madrid?")
 
-    never.set()  # let the server's handler end
+    never.set()  # let the server's handlers end
     assert speech(result).startswith("Done. The tool get weather returned: Madrid")
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Madrid"]
-    assert llm_server.requests[1]["tool_choice"] == "none"
+    assert [r["tool_choice"] for r in llm_server.requests] == ["auto", "auto", "none"]
 
 
 @pytest.mark.usefixtures("setup_integration")

@@ -2,14 +2,17 @@
 
 A call identical to one already answered in the turn is a repeat (`call_key`);
 a reply that recites the tool list is no request for all of them
-(`recites_tools`); calls over the turn's limit are refused
+(`recites_tools`), nor is a call whose arguments are its tool's parameter
+schema (`copies_schema`); calls over the turn's limit are refused
 (`over_budget_error`). Refused calls are answered with an `Error: …` result
-the model reads.
+the model reads. On the request for the answer, only more of what the user
+asked runs (`MoreOf`).
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 import json
 import secrets
 import string
@@ -40,6 +43,54 @@ def recites_tools(called: list[str], offered: list[str]) -> bool:
         and len(positions) >= max(4, -(-2 * len(offered) // 3))
         and positions == sorted(positions)
     )
+
+
+# Small models that recite the tools block write each tool's parameter schema
+# where its arguments go (`{"type": "object", "properties": {...}}`);
+# Qwen2.5-0.5B did for "Good night.".
+SCHEMA_COPY_ERROR = (
+    "Error: not run: the arguments are the tool's parameter schema, not "
+    "values. Call the tool with values for its arguments, or answer without "
+    "tools."
+)
+_SCHEMA_KEYS = frozenset({"type", "properties"})
+
+
+def copies_schema(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> bool:
+    """Whether a call's `arguments` are a JSON Schema rather than values: they
+    hold `type` and `properties` and the tool takes no argument of either name."""
+    properties = schema.get("properties")
+    declared = set(properties) if isinstance(properties, Mapping) else set()
+    return (
+        arguments.keys() >= _SCHEMA_KEYS
+        and isinstance(arguments["properties"], Mapping)
+        and not _SCHEMA_KEYS & declared
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class MoreOf:
+    """The calls that run on the request for the answer: a tool the turn
+    already called, again, for something else the user named.
+
+    Asked "Rome and Paris?", a small model calls the weather for Rome only;
+    asked for the answer, or to call for what the results leave out, it
+    calls Paris, then recites the other tools. Those other calls never run,
+    and neither does a call whose text is not the user's (an invented city):
+    every text argument must be words of the user's request.
+    """
+
+    tools: frozenset[str]
+    request: str  # the user's words, lower-cased
+
+    def allows(self, name: str, arguments: Mapping[str, Any]) -> bool:
+        """Whether this call asks for more of what the user asked."""
+        texts = [v for v in arguments.values() if isinstance(v, str) and v.strip()]
+        return (
+            name in self.tools
+            and bool(texts)
+            and all(text.strip().lower() in self.request for text in texts)
+        )
 
 
 def over_budget_error(limit: int) -> str:

@@ -32,7 +32,10 @@ from openai.types.chat.completion_create_params import CompletionCreateParamsBas
 
 from .call_policy import (
     ALL_TOOLS_ERROR,
+    SCHEMA_COPY_ERROR,
+    MoreOf,
     call_key,
+    copies_schema,
     new_call_id,
     over_budget_error,
     recites_tools,
@@ -107,6 +110,9 @@ class CompletionStream:
     # Recitals of the tool list refused in this turn: the same one again is
     # taken as meant.
     refused_recitals: set[frozenset[str]] = field(default_factory=set)
+    # On the request for the answer: the only calls that run (others are
+    # dropped, as on the closing request).
+    more_of: MoreOf | None = None
     text: str = ""
     thinking: str = ""
     # JSON the filter kept from speech (an echo of a result).
@@ -116,6 +122,8 @@ class CompletionStream:
     ran: int = 0
     over_budget: int = 0
     all_tools: int = 0
+    # Calls whose arguments were their tool's schema (not run).
+    schema_copies: int = 0
     # How often each answered call came back in this reply.
     _repeated: Counter[str] = field(default_factory=Counter)
     # Calls recognised on the closing request (never run).
@@ -149,7 +157,11 @@ class CompletionStream:
     def looping(self) -> bool:
         """Whether the reply keeps repeating a call that was answered, or,
         asked for the answer, writes calls instead (none of them runs; Qwen2.5-
-        0.5B listed twenty cities so for 30 s before falling silent)."""
+        0.5B listed twenty cities so for 30 s before falling silent, and
+        recites the other tools after the one call it may make: on the
+        request for the answer the first call that may not run ends it)."""
+        if self.more_of is not None and self.dropped:
+            return not self.text.strip()
         if not self.run_calls and self.dropped >= LOOP_REPEATS:
             return not self.text.strip()
         return any(count >= LOOP_REPEATS for count in self._repeated.values())
@@ -393,6 +405,12 @@ class CompletionStream:
             # again only loops, so the turn moves on to the answer.
             self._repeated[key] += 1
             return []
+        if self.more_of is not None and not self.more_of.allows(resolved, arguments):
+            self.dropped += 1
+            return []
+        if copies_schema(arguments, self.tool_schemas.get(resolved, {})):
+            self.schema_copies += 1
+            return self._unrunnable(resolved, arguments, SCHEMA_COPY_ERROR, call_id)
         self.seen_calls.add(key)
         self.calls += 1
         self._runnable.append(
@@ -405,7 +423,7 @@ class CompletionStream:
     def _unrunnable(
         self, name: str, arguments: dict[str, Any], error: str, call_id: str = ""
     ) -> list[Delta]:
-        if not self.run_calls:
+        if not self.run_calls or self.more_of is not None:
             self.dropped += 1
             return []
         self.calls += 1

@@ -1,13 +1,14 @@
 """The tool loop over Home Assistant's ChatLog.
 
 A turn asks the model up to `max_tool_iterations` times; the chat log runs
-the calls of each reply and the next request carries their results. Its
-policies keep a small model's turn from ending in silence: a streamed reply
-that comes back without words or a call (thinking alone counts as nothing)
-is asked again without streaming; a request longer than the server's context
-is sent again once without the older history; tools that ran but got no
-answer lead to one closing request for it; and when even that stays silent,
-the agent says what happened (or reads the tool's result).
+the calls of each reply and the next request carries their results, asking
+for the answer (where only more of what the user named may still be called).
+Its policies keep a small model's turn from ending in silence: a streamed
+reply that comes back without words or a call (thinking alone counts as
+nothing) is asked again without streaming; a request longer than the
+server's context is sent again once without the older history; tools that
+ran but got no answer lead to one closing request for it; and when even that
+stays silent, the agent says what happened (or reads the tools' results).
 """
 
 from __future__ import annotations
@@ -31,9 +32,9 @@ from .openai_format import chat_tools
 from .runtime import HttpToolsConfigEntry
 from .speech import async_spoken_message
 from .stable_prompt import MessageNotes
-from .turn import CLOSING_NUDGE, Turn
+from .turn import ANSWER_NUDGE, CLOSING_NUDGE, Ask, Turn
 
-__all__ = ["CLOSING_NUDGE", "AgentOptions", "HttpToolsAgentEntity"]
+__all__ = ["ANSWER_NUDGE", "CLOSING_NUDGE", "AgentOptions", "HttpToolsAgentEntity"]
 
 
 def _last_round(chat_log: conversation.ChatLog) -> list[conversation.ToolResultContent]:
@@ -53,15 +54,28 @@ def _failed(content: conversation.ToolResultContent) -> bool:
     return content.result.error or (isinstance(text, str) and text.startswith("Error:"))
 
 
-def _last_round_results(chat_log: conversation.ChatLog) -> dict[str, str] | None:
-    """The successful HTTP tool results of this turn's last round, as words."""
+def _turn_results(
+    chat_log: conversation.ChatLog,
+) -> list[conversation.ToolResultContent]:
+    """The tool results of this turn, in order."""
+    found: list[conversation.ToolResultContent] = []
+    for content in reversed(chat_log.content):
+        if isinstance(content, conversation.UserContent):
+            break
+        if isinstance(content, conversation.ToolResultContent):
+            found.append(content)
+    return found[::-1]
+
+
+def _results_in_words(chat_log: conversation.ChatLog) -> dict[str, str] | None:
+    """The successful HTTP tool results of this turn, as words."""
     tools: list[str] = []
     texts: list[str] = []
-    for content in _last_round(chat_log):
+    for content in _turn_results(chat_log):
         text = content.result.data.get(RESULT_KEY)
         if _failed(content) or not isinstance(text, str) or not text.strip():
             continue
-        if words := speakable(text).strip():
+        if (words := speakable(text).strip()) and words not in texts:
             texts.append(words)
         tool = content.tool_name.rsplit("__", 1)[-1].replace("_", " ")
         if tool not in tools:
@@ -146,11 +160,9 @@ class HttpToolsAgentEntity(Entity):
                 continue
             exhausted = False
             if reply.calls:
-                # The results are in: asked to answer from them, a small
-                # model does; offered more calls, it calls other tools.
-                await self._async_ask_closing(chat_log, turn)
+                await self._async_ask_answer(chat_log, turn, rounds)
                 break
-            if turn.tool_choice(closing=False) == "required" and reply.text.strip():
+            if turn.tool_choice() == "required" and reply.text.strip():
                 # The server does not enforce `required` (llama-cpp-python,
                 # small models): the words are the answer, not a reason to loop.
                 runtime.record_quirk(
@@ -173,15 +185,15 @@ class HttpToolsAgentEntity(Entity):
         self,
         chat_log: conversation.ChatLog,
         turn: Turn,
+        ask: Ask = Ask.ROUND,
         *,
-        closing: bool = False,
         stream: bool | None = None,
     ) -> CompletionStream:
         """Ask the model once; the chat log runs the calls of its reply."""
-        reply = turn.reply(closing=closing)
+        reply = turn.reply(ask)
         stream = turn.options.stream if stream is None else stream
         runtime = self.entry.runtime_data
-        request = turn.request(closing=closing)
+        request = turn.request(ask)
         try:
             await self._async_add(
                 chat_log,
@@ -198,7 +210,7 @@ class HttpToolsAgentEntity(Entity):
             self._learn_context(turn, err, request.chars)
             # As the agent streams: an empty stream was the overflow's doing
             # (llama-cpp-python fails inside its stream).
-            return await self._async_ask(chat_log, turn, closing=closing)
+            return await self._async_ask(chat_log, turn, ask)
         turn.calls_run += reply.ran
         if (tokens := (reply.usage or {}).get("prompt_tokens")) is not None:
             turn.context.calibrate(request.chars, tokens)
@@ -214,7 +226,7 @@ class HttpToolsAgentEntity(Entity):
                 )
                 runtime.record_quirk("thinking_used_max_tokens")
             else:
-                return await self._async_reask_unstreamed(chat_log, turn, closing)
+                return await self._async_reask_unstreamed(chat_log, turn, ask)
         return reply
 
     def _note_quirks(self, reply: CompletionStream) -> None:
@@ -224,18 +236,20 @@ class HttpToolsAgentEntity(Entity):
             runtime.record_quirk("calls_over_the_limit")
         if reply.all_tools:
             runtime.record_quirk("every_tool_called_at_once")
+        if reply.schema_copies:
+            runtime.record_quirk("schema_as_arguments")
         if reply.empty and reply.thinking.strip():
             runtime.record_quirk("thinking_only_round")
 
     async def _async_reask_unstreamed(
-        self, chat_log: conversation.ChatLog, turn: Turn, closing: bool
+        self, chat_log: conversation.ChatLog, turn: Turn, ask: Ask
     ) -> CompletionStream:
         """Ask again without streaming: some servers' tool parsers swallow a
         call (or a thinking model's answer) on the streaming path and send an
         empty reply (guide, sections 5 and 7).
         """
         LOGGER.debug("Streamed reply had no words and no call; asking again")
-        return await self._async_ask(chat_log, turn, closing=closing, stream=False)
+        return await self._async_ask(chat_log, turn, ask, stream=False)
 
     def _learn_context(self, turn: Turn, err: ContextOverflowError, chars: int) -> None:
         """The request did not fit the server's context: the next one leaves
@@ -256,12 +270,30 @@ class HttpToolsAgentEntity(Entity):
         else:
             turn.drop_history = True
 
+    async def _async_ask_answer(
+        self, chat_log: conversation.ChatLog, turn: Turn, rounds: int
+    ) -> None:
+        """The results are in: ask for the answer from them. Asked so, a
+        small model answers; offered any call, it calls other tools. While
+        rounds remain, it may still call a tool it used for something else
+        the user named (`MoreOf`: "Rome and Paris?" drew one call, for Rome);
+        with those results in, or when the reply had no words (offered
+        calls, the 0.5B model seldom writes any), the closing request asks
+        for the answer."""
+        if turn.round + 1 < rounds:
+            turn.round += 1
+            LOGGER.debug("Asking for the answer, or calls for the rest")
+            reply = await self._async_ask(chat_log, turn, Ask.ANSWER)
+            if reply.text.strip() and not reply.ran:
+                return
+        await self._async_ask_closing(chat_log, turn)
+
     async def _async_ask_closing(
         self, chat_log: conversation.ChatLog, turn: Turn
     ) -> CompletionStream:
         """Ask for the answer from the tool results, with no calls allowed."""
         LOGGER.debug("Asking for the answer from the tool results")
-        return await self._async_ask(chat_log, turn, closing=True)
+        return await self._async_ask(chat_log, turn, Ask.CLOSING)
 
     async def _async_add(
         self, chat_log: conversation.ChatLog, deltas: AsyncGenerator[Delta]
@@ -285,7 +317,7 @@ class HttpToolsAgentEntity(Entity):
         ):
             return
         placeholders = {"rounds": str(exhausted_rounds)}
-        if (result := _last_round_results(chat_log)) is not None:
+        if (result := _results_in_words(chat_log)) is not None:
             # A weak model that ran tools but could not put their results
             # into words (even when its rounds ran out): read the results.
             # ("[]", an empty list, has no words: "returned nothing".)

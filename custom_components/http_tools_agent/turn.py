@@ -1,8 +1,8 @@
 """What the rounds of one turn share, and the request each round sends.
 
 A request carries the chat log as messages (`openai_format`), the agent's
-examples at the end of the system prompt, the request to answer on the
-closing round, the history that fits the server's context
+examples at the end of the system prompt, the request to answer after tool
+results (`Ask`), the history that fits the server's context
 (`context_fit`), `tool_choice` (`required` only on the first round: after
 it the model must be free to answer), and the agent's extra body with its
 thinking switch.
@@ -11,6 +11,7 @@ thinking switch.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
+from enum import Enum
 from typing import Any
 
 from homeassistant.components import conversation
@@ -23,6 +24,7 @@ from openai.types.chat import (
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 from .agent_options import AgentOptions, ToolChoice, request_extra, thinking_fields
+from .call_policy import MoreOf
 from .context_fit import ContextWindow, answer_reserve, request_chars
 from .delta_stream import CompletionStream
 from .examples import examples_text
@@ -30,12 +32,27 @@ from .openai_format import ToolSchemas, chat_messages
 from .server_info import ServerInfo
 from .stable_prompt import MessageNotes
 
-# Added to the last tool result of the closing request of a turn that ran
-# tools (not stored in the chat log).
+# Added to the last tool result of the request for the answer and of the
+# closing request (not stored in the chat log).
 CLOSING_NUDGE = (
     "Answer the user's question now in plain text using the tool results "
     "above. Do not call tools."
 )
+ANSWER_NUDGE = (
+    "If the question asks for more than these results, call the tool again "
+    "for the rest; else answer the user's question now in plain text using "
+    "the tool results above."
+)
+
+
+class Ask(Enum):
+    """What a request asks for."""
+
+    ROUND = "round"  # the model's choice: calls or an answer
+    # After a round's results: the answer, or more calls of a tool the turn
+    # used for what the user named and the results leave out (`MoreOf`).
+    ANSWER = "answer"
+    CLOSING = "closing"  # the answer; no call runs (`tool_choice: none`)
 
 
 @dataclass(slots=True)
@@ -75,42 +92,56 @@ class Turn:
     # ... and the server did not say its size: every earlier turn is left out.
     drop_history: bool = False
 
-    def reply(self, *, closing: bool) -> CompletionStream:
+    def reply(self, ask: Ask = Ask.ROUND) -> CompletionStream:
         """A new reply to read; on the closing request its calls never run."""
         return CompletionStream(
             self.schemas,
             self.seen_calls,
-            run_calls=bool(self.tools) and not closing,
+            run_calls=bool(self.tools) and ask is not Ask.CLOSING,
             after_tool_results=bool(self.seen_calls),
             call_budget=max(self.options.max_calls_per_turn - self.calls_run, 0),
             call_limit=self.options.max_calls_per_turn,
             refused_recitals=self.refused_recitals,
+            more_of=self._more_of() if ask is Ask.ANSWER else None,
         )
 
-    def tool_choice(self, *, closing: bool) -> ToolChoice:
+    def _more_of(self) -> MoreOf:
+        """The tools this turn called, and the words of its user message."""
+        tools: set[str] = set()
+        request = ""
+        for content in reversed(self.chat_log.content):
+            if isinstance(content, conversation.ToolResultContent):
+                tools.add(content.tool_name)
+            elif isinstance(content, conversation.UserContent):
+                request = content.content
+                break
+        return MoreOf(frozenset(tools), request.lower())
+
+    def tool_choice(self, ask: Ask = Ask.ROUND) -> ToolChoice:
         """`none` to close; `required` on the first round only."""
-        if closing:
+        if ask is Ask.CLOSING:
             return "none"
         if self.options.tool_choice == "required" and self.round > 0:
             return "auto"
         return self.options.tool_choice
 
-    def request(self, *, closing: bool) -> Request:
+    def request(self, ask: Ask = Ask.ROUND) -> Request:
         """The request of one round."""
         messages = chat_messages(self.chat_log.content, self.notes.note)
         self._add_examples(messages)
         last = messages[-1]
-        if closing and self.seen_calls and last["role"] == "tool":
+        if ask is not Ask.ROUND and self.seen_calls and last["role"] == "tool":
             # Servers without a tool parser ignore `tool_choice: none`; small
             # models then repeat the call instead of answering. Saying so
             # plainly makes them answer from the results (measured with
             # Qwen2.5-0.5B: 0/10 -> 10/10 weather answers). In the result
             # itself: Mistral's and Qwen 3.5's templates refuse a system
             # message there, and Mistral's a user message after a result.
+            nudge = ANSWER_NUDGE if ask is Ask.ANSWER else CLOSING_NUDGE
             messages[-1] = ChatCompletionToolMessageParam(
                 role="tool",
                 tool_call_id=last["tool_call_id"],
-                content=f"{last['content']}\n\n{CLOSING_NUDGE}",
+                content=f"{last['content']}\n\n{nudge}",
             )
         messages = self._fit(messages)
         params = CompletionCreateParamsBase(
@@ -122,7 +153,7 @@ class Turn:
         )
         if self.tools:
             params["tools"] = self.tools
-            params["tool_choice"] = self.tool_choice(closing=closing)
+            params["tool_choice"] = self.tool_choice(ask)
         extra = request_extra(
             self.options.extra_body,
             thinking_fields(self.options.thinking, self.server.kind),

@@ -138,3 +138,41 @@ async def test_the_shopping_list_is_read_in_words(
     assert "{" not in answer, answer
     for item in tool_server.items.values():
         assert item["name"] in answer, answer
+
+
+async def test_two_cities_two_requests(
+    hass: HomeAssistant, model_server: ModelServer, tool_server: DemoToolServer
+) -> None:
+    """Asked about Rome and Paris, the model calls for Rome only; asked for
+    the answer, it calls for Paris (then recites the other tools, which do
+    not run). Both cities reach the tool server and the user hears both
+    temperatures (before: Rome's only)."""
+    agent = await setup_ours(hass, model_server.url, tool_server.tools(TOOLS))
+
+    answer = speech(
+        await converse(hass, "What's the weather in Rome and Paris?", agent_id=agent)
+    )
+
+    calls = sorted((r.method, r.path) for r in tool_server.requests)
+    assert calls == [("GET", "/weather/Paris"), ("GET", "/weather/Rome")], (
+        calls,
+        answer,
+    )
+    assert not markup_in(answer), f"call markup in the answer: {answer!r}"
+    for city in ("Rome", "Paris"):
+        assert f"{weather_for(city)[1]}" in answer, answer
+
+
+async def test_good_night_copies_no_schema_into_a_request(
+    hass: HomeAssistant, model_server: ModelServer, tool_server: DemoToolServer
+) -> None:
+    """ "Good night." draws a recital of the tool list with each tool's
+    schema for its arguments; before, `list_items` then ran with the schema
+    as its query. Now no request reaches the tool server."""
+    agent = await setup_ours(hass, model_server.url, tool_server.tools(TOOLS))
+
+    answer = speech(await converse(hass, "Good night.", agent_id=agent))
+
+    assert tool_server.requests == [], answer
+    assert answer.strip(), "the agent said nothing"
+    assert not markup_in(answer), f"call markup in the answer: {answer!r}"

@@ -213,6 +213,25 @@ CASES: list[Case] = [
         0,
         "",
     ),
+    # Qwen2.5-0.5B asked about two cities writes the calls on one line,
+    # comma-separated: both run, no markup is spoken; words after stay.
+    (
+        "bare_calls_comma_separated",
+        '{"name": "get_weather", "arguments": {"city": "Vienna"}}, '
+        '{"name": "get_weather", "arguments": {"city": "Lisbon"}}',
+        [("get_weather", {"city": "Vienna"}), ("get_weather", {"city": "Lisbon"})],
+        "",
+        0,
+        ",",
+    ),
+    (
+        "bare_call_then_words",
+        '{"name": "get_weather", "arguments": {"city": "Rome"}}\nOne moment.',
+        [("get_weather", {"city": "Rome"})],
+        "One moment.",
+        0,
+        "",
+    ),
     # Qwen3-Coder XML
     ("qwen_xml", _QWEN_ROME, [("get_weather", {"city": "Rome"})], "", 0, ""),
     (

@@ -59,8 +59,9 @@ _SPECIAL = re.compile(r"[<{\[`]")
 type _Item = tuple[str, int, bool]  # text, start index, skip detection at 0
 
 
-# What may follow a JSON echo of a list result, before the next object.
-_ECHO_SEPARATORS = frozenset(", ]\r\n\t")
+# What may follow a line-start JSON object before the next one: a list
+# written without its brackets (`{...}, {...}]`), calls or echoed results.
+_OBJECT_SEPARATORS = frozenset(", ]\r\n\t")
 
 
 class TextCallFilter:
@@ -108,7 +109,7 @@ class TextCallFilter:
         self._tag = ""  # what may be the start of a tag
         self._think_hold = ""  # what may be the start of </think>
         self._reply_calls = 0  # calls found so far in this reply
-        self._echo_tail = False  # an echo just ended: "," or "]" may follow
+        self._object_tail = False  # bare JSON just ended: "," or "]" may follow
 
     # --- public ---------------------------------------------------------
 
@@ -117,7 +118,7 @@ class TextCallFilter:
         if delta:
             if (
                 self._mode == _TEXT
-                and not self._echo_tail
+                and not self._object_tail
                 and _SPECIAL.search(delta) is None
             ):
                 self._emit(delta)  # fast path: plain prose
@@ -237,16 +238,21 @@ class TextCallFilter:
         return self._line_blank and (not seg or seg.isspace())
 
     def _step_text(self, text: str, i: int) -> int:
-        if self._echo_tail:
+        if self._object_tail:
             k = i
-            while k < len(text) and text[k] in _ECHO_SEPARATORS:
+            while k < len(text) and text[k] in _OBJECT_SEPARATORS:
                 k += 1
-            if text[i:k].strip():
-                self._think_out.append(text[i:k])
-                self._held_out.append(text[i:k])
+            # `,` and `]` are held; whitespace stays text (a line break
+            # there starts a line, however the reply was chunked).
+            seps = text[i:k]
+            if held := "".join(c for c in seps if not c.isspace()):
+                self._think_out.append(held)
+                self._held_out.append(held)
+                seps = "".join(c for c in seps if c.isspace())
+            self._emit(seps)
             if k == len(text):
                 return k
-            self._echo_tail = False
+            self._object_tail = False
             i = k
         j = i
         while True:
@@ -371,9 +377,10 @@ class TextCallFilter:
         if scanner.parsed is not None:
             parsed = scanner.parsed
             self._end_markup(parsed)
-            # Small models echo a list result as objects one after the
-            # other: `{...}, {...}]`; the separators go with the echo.
-            self._echo_tail = not (parsed.calls or parsed.problems or scanner.fence)
+            # Small models write several calls, or echo a list result, as
+            # objects one after the other: `{...}, {...}]`; the separators
+            # go with them and the next object starts as a line does.
+            self._object_tail = not scanner.fence
             if scanner.fence:
                 self._mode = _FENCE
                 self._fence.after_call()
