@@ -4,6 +4,7 @@ neither does a call whose arguments are its tool's schema."""
 
 from __future__ import annotations
 
+import asyncio
 import json
 from typing import Any
 
@@ -235,6 +236,34 @@ async def test_a_call_with_its_schema_for_arguments_runs_not(
     assert tool_endpoint.requests == []
     assert results(llm_server.requests[1]) == [SCHEMA_COPY_ERROR]
     assert setup_integration.runtime_data.model_quirks["schema_as_arguments"] == 1
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_a_recital_of_schemas_is_cut_short(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    tools: list[dict[str, Any]],
+) -> None:
+    """The model writes the tools block back, each tool with its schema for
+    arguments (seven tools, 7 s on a CPU for Qwen2.5-0.5B): at the second the
+    agent stops reading; the rest of that reply is never waited for."""
+    never = asyncio.Event()
+    schema = weather_tool("")["parameters"]
+    call = json.dumps({"name": "get_weather", "arguments": schema}) + "\n"
+    other = json.dumps({"name": "list_items", "arguments": schema}) + "\n"
+    llm_server.add(
+        text_stream(call, other, other, hold_before_piece=2, hold_until=never.wait),
+        text_stream("Good night!"),
+    )
+
+    async with asyncio.timeout(10):
+        result = await converse(hass, "Good night.")
+
+    never.set()  # let the server's handler end
+    assert speech(result) == "Good night!"
+    assert tool_endpoint.requests == []
+    assert results(llm_server.requests[1]) == [SCHEMA_COPY_ERROR] * 2
 
 
 @pytest.fixture

@@ -159,11 +159,14 @@ class CompletionStream:
         asked for the answer, writes calls instead (none of them runs; Qwen2.5-
         0.5B listed twenty cities so for 30 s before falling silent, and
         recites the other tools after the one call it may make: on the
-        request for the answer the first call that may not run ends it)."""
+        request for the answer the first call that may not run ends it), or
+        recites the tools block with each schema for arguments."""
         if self.more_of is not None and self.dropped:
             return not self.text.strip()
         if not self.run_calls and self.dropped >= LOOP_REPEATS:
             return not self.text.strip()
+        if self.schema_copies >= LOOP_REPEATS:
+            return True  # reciting the tools block, schemas and all
         return any(count >= LOOP_REPEATS for count in self._repeated.values())
 
     @property
