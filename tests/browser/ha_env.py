@@ -36,7 +36,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from custom_components.http_tools_agent.turn import CLOSING_NUDGE
+from custom_components.http_tools_agent.turn import ANSWER_NUDGE, CLOSING_NUDGE
 from dev.http_config import seed_http_config
 from dev.loopback import LoopbackServer
 from tests.servers import FakeLLMServer, ToolEndpoint, text_stream, transcript
@@ -64,9 +64,11 @@ class ScriptedLLM(FakeLLMServer):
         last = messages[-1] if messages else {}
         if last.get("role") == "tool":
             # The request after a result ends it with the agent's request
-            # to answer (CLOSING_NUDGE): not part of the result.
+            # to answer (ANSWER_NUDGE, CLOSING_NUDGE): not part of the result.
             content = str(last.get("content", ""))
-            result = content.removesuffix(f"\n\n{CLOSING_NUDGE}").strip()
+            for nudge in (ANSWER_NUDGE, CLOSING_NUDGE):
+                content = content.removesuffix(f"\n\n{nudge}")
+            result = content.strip()
             self.add(text_stream("Right now in ", result, ". Enjoy Rome!"))
         elif "weather" in json.dumps(last).lower():
             self.add(transcript(WEATHER_TRANSCRIPT))
