@@ -36,10 +36,11 @@ def nudge_as_message(role: str) -> Iterator[None]:
         last = messages[-1]
         content = last.get("content")
         nudge = ANSWER_NUDGE if ask is Ask.ANSWER else CLOSING_NUDGE
-        suffix = f"\n\n{nudge}"
-        if isinstance(content, str) and content.endswith(suffix):
-            messages[-1] = {**last, "content": content.removesuffix(suffix)}
-            messages.append({"role": role, "content": nudge})
+        if isinstance(content, str) and content.endswith(nudge):
+            # The instruction is the result's last paragraph.
+            result, _, instruction = content.rpartition("\n\n")
+            messages[-1] = {**last, "content": result}
+            messages.append({"role": role, "content": instruction})
             built.params["messages"] = messages
         return built
 

@@ -148,6 +148,11 @@ async def test_the_same_tool_for_the_rest_of_the_question_runs(
         "/weather/Rome",
         "/weather/Paris",
     ]
+    # The request for the answer says the question again, after the result.
+    assert llm_server.requests[1]["messages"][-1]["content"] == (
+        "Rome: ☀️ +14°C\n\n"
+        'The user asked: "What\'s the weather in Rome and Paris?". ' + ANSWER_NUDGE
+    )
     assert shapes(llm_server) == [
         ("auto", "round"),
         ("auto", "answer"),
@@ -266,6 +271,7 @@ async def test_chained_calls_when_allowed(
     ("name", "arguments", "runs"),
     [
         ("get_weather", {"city": "Paris"}, True),
+        ("get_weather", {"city": "ROME"}, False),  # asked for already
         ("get_weather", {"city": " paris "}, True),  # as the user wrote it
         ("get_weather", {"city": "Paris", "days": 3}, True),  # numbers: free
         ("get_weather", {"city": "Athens"}, False),  # not the user's words
@@ -278,5 +284,5 @@ def test_more_of_what_the_user_asked(
     name: str, arguments: dict[str, Any], runs: bool
 ) -> None:
     """Which calls run on the request for the answer."""
-    more_of = MoreOf(frozenset({"get_weather"}), "weather in rome and paris?")
+    more_of = MoreOf({"get_weather": frozenset({"rome"})}, "weather in rome and paris?")
     assert more_of.allows(name, arguments) is runs

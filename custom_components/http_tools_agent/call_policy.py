@@ -76,21 +76,33 @@ class MoreOf:
     Asked "Rome and Paris?", a small model calls the weather for Rome only;
     asked for the answer, or to call for what the results leave out, it
     calls Paris, then recites the other tools. Those other calls never run,
-    and neither does a call whose text is not the user's (an invented city):
-    every text argument must be words of the user's request.
+    and neither does a call whose text is not the user's (an invented city)
+    or is all asked for already: every text argument must be words of the
+    user's request, and one of them new for that tool.
     """
 
-    tools: frozenset[str]
+    # Per tool the turn called, the text values its calls had (lower-cased).
+    asked: Mapping[str, frozenset[str]]
     request: str  # the user's words, lower-cased
 
     def allows(self, name: str, arguments: Mapping[str, Any]) -> bool:
         """Whether this call asks for more of what the user asked."""
-        texts = [v for v in arguments.values() if isinstance(v, str) and v.strip()]
+        texts = texts_of(arguments)
         return (
-            name in self.tools
+            name in self.asked
             and bool(texts)
-            and all(text.strip().lower() in self.request for text in texts)
+            and all(text in self.request for text in texts)
+            and not texts <= self.asked[name]
         )
+
+
+def texts_of(arguments: Mapping[str, Any]) -> frozenset[str]:
+    """A call's text arguments, lower-cased (as `MoreOf` compares them)."""
+    return frozenset(
+        v.strip().lower()
+        for v in arguments.values()
+        if isinstance(v, str) and v.strip()
+    )
 
 
 def over_budget_error(limit: int) -> str:

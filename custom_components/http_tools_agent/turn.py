@@ -24,7 +24,7 @@ from openai.types.chat import (
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 from .agent_options import AgentOptions, ToolChoice, request_extra, thinking_fields
-from .call_policy import MoreOf
+from .call_policy import MoreOf, texts_of
 from .context_fit import ContextWindow, answer_reserve, request_chars
 from .delta_stream import CompletionStream
 from .examples import examples_text
@@ -38,11 +38,19 @@ CLOSING_NUDGE = (
     "Answer the user's question now in plain text using the tool results "
     "above. Do not call tools."
 )
+# The request for the answer says the question again: after the results, a
+# small model then calls for the part they leave out more often (asked so,
+# Qwen2.5-0.5B called for Milan after Tokyo; without the question, not).
 ANSWER_NUDGE = (
-    "If the question asks for more than these results, call the tool again "
-    "for the rest; else answer the user's question now in plain text using "
-    "the tool results above."
+    "If that asks for more than these results, call the tool again for the "
+    "rest; else answer the user's question now in plain text using the tool "
+    "results above."
 )
+
+
+def answer_nudge(question: str) -> str:
+    """The instruction of the request for the answer."""
+    return f'The user asked: "{question}". {ANSWER_NUDGE}'
 
 
 class Ask(Enum):
@@ -106,16 +114,27 @@ class Turn:
         )
 
     def _more_of(self) -> MoreOf:
-        """The tools this turn called, and the words of its user message."""
-        tools: set[str] = set()
-        request = ""
+        """The tools this turn called with their text arguments, and the
+        words of its user message."""
+        asked: dict[str, set[str]] = {}
         for content in reversed(self.chat_log.content):
-            if isinstance(content, conversation.ToolResultContent):
-                tools.add(content.tool_name)
-            elif isinstance(content, conversation.UserContent):
-                request = content.content
+            if isinstance(content, conversation.UserContent):
                 break
-        return MoreOf(frozenset(tools), request.lower())
+            if isinstance(content, conversation.AssistantContent):
+                for call in content.tool_calls or ():
+                    texts = texts_of(call.tool_args)
+                    asked.setdefault(call.tool_name, set()).update(texts)
+        return MoreOf(
+            {name: frozenset(texts) for name, texts in asked.items()},
+            self.question().lower(),
+        )
+
+    def question(self) -> str:
+        """The words of this turn's user message."""
+        for content in reversed(self.chat_log.content):
+            if isinstance(content, conversation.UserContent):
+                return content.content
+        return ""
 
     def tool_choice(self, ask: Ask = Ask.ROUND) -> ToolChoice:
         """`none` to close; `required` on the first round only."""
@@ -137,7 +156,9 @@ class Turn:
             # Qwen2.5-0.5B: 0/10 -> 10/10 weather answers). In the result
             # itself: Mistral's and Qwen 3.5's templates refuse a system
             # message there, and Mistral's a user message after a result.
-            nudge = ANSWER_NUDGE if ask is Ask.ANSWER else CLOSING_NUDGE
+            nudge = (
+                answer_nudge(self.question()) if ask is Ask.ANSWER else CLOSING_NUDGE
+            )
             messages[-1] = ChatCompletionToolMessageParam(
                 role="tool",
                 tool_call_id=last["tool_call_id"],

@@ -66,8 +66,8 @@ class ScriptedLLM(FakeLLMServer):
             # The request after a result ends it with the agent's request
             # to answer (ANSWER_NUDGE, CLOSING_NUDGE): not part of the result.
             content = str(last.get("content", ""))
-            for nudge in (ANSWER_NUDGE, CLOSING_NUDGE):
-                content = content.removesuffix(f"\n\n{nudge}")
+            if content.endswith((ANSWER_NUDGE, CLOSING_NUDGE)):
+                content = content.rpartition("\n\n")[0]
             result = content.strip()
             self.add(text_stream("Right now in ", result, ". Enjoy Rome!"))
         elif "weather" in json.dumps(last).lower():

@@ -224,6 +224,17 @@ CASES: list[Case] = [
         0,
         ",",
     ),
+    # Seen on the closing request: calls written one after the other inside
+    # one object, an invented name. Never spoken: one problem.
+    (
+        "calls_inside_one_object",
+        '{"name": "show_list", "arguments": {"id": "1"}, '
+        '{"name": "show_list", "arguments": {"id": "2"}}}',
+        [],
+        "",
+        1,
+        "",
+    ),
     (
         "bare_call_then_words",
         '{"name": "get_weather", "arguments": {"city": "Rome"}}\nOne moment.',

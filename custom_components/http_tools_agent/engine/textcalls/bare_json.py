@@ -22,6 +22,9 @@ CALL_KEYS = frozenset({"name", "arguments", "parameters", "function", "type", "i
 _STR_STOP = re.compile(r'["\\]')
 _DEEP_STOP = re.compile(r'["{}\[\]]')
 _MAX_KEY = 300  # a longer key or name is no call
+# `_keys` bits: the call level had a "name", and "arguments" or "parameters".
+_NAME, _ARGUMENTS = 1, 2
+_CALL_SHAPE = _NAME | _ARGUMENTS
 
 
 class BareJson:
@@ -41,6 +44,7 @@ class BareJson:
         "_expect_key",
         "_in_str",
         "_key",
+        "_keys",
         "_list",
         "_list_expect",
         "_objdepth",
@@ -81,6 +85,7 @@ class BareJson:
         self._expect_key = not self._list
         self._list_expect = self._list  # a list expects its next object
         self._key: str | None = None
+        self._keys = 0  # _NAME | _ARGUMENTS seen at the call level
         self._committed = False  # held to its end: a call (or an echo)
         self._echo = False
         self.parsed: Parsed | None = None
@@ -171,7 +176,7 @@ class BareJson:
                 self._str = ['"']
                 self._strlen = 0
             elif c in "{[":
-                if self._expect_key and not self._committed:
+                if self._expect_key and not self._broken_call():
                     return self._reject(text, i, j - 1)
                 self._depth = depth + 1
             elif c in "}]":
@@ -182,7 +187,7 @@ class BareJson:
                 self._expect_key = False
             elif c == ",":
                 self._expect_key = True
-            elif self._expect_key and not c.isspace() and not self._committed:
+            elif self._expect_key and not c.isspace() and not self._broken_call():
                 return self._reject(text, i, j - 1)
         self._parts.append(text[i:j] if i or j < n else text)
         return n
@@ -216,6 +221,10 @@ class BareJson:
             return self._committed
         if self._expect_key:
             self._key = value
+            if value == "name":
+                self._keys |= _NAME
+            elif value in ("arguments", "parameters"):
+                self._keys |= _ARGUMENTS
             if self._committed or value in CALL_KEYS:
                 return True
             if self._echo_possible:
@@ -231,6 +240,15 @@ class BareJson:
                 return bool(self._tools) and isinstance(value, str)
             self._committed = True
         return True
+
+    def _broken_call(self) -> bool:
+        """Where a key belongs the JSON broke (`{` or a word): held on when
+        it was a call so far, whatever its name (a problem, never speech).
+        Qwen2.5-0.5B wrote calls one after the other inside one object:
+        `{"name": …, "arguments": {…}, {"name": …`."""
+        if not self._committed and self._keys == _CALL_SHAPE:
+            self._committed = True
+        return self._committed
 
     def _reject(self, text: str, start: int, k: int) -> int:
         self._parts.append(text[start:k])
