@@ -218,7 +218,6 @@ async def test_a_call_with_its_schema_for_arguments_runs_not(
     hass: HomeAssistant,
     llm_server: FakeLLMServer,
     tool_endpoint: ToolEndpoint,
-    tools: list[dict[str, Any]],
     setup_integration: MockConfigEntry,
 ) -> None:
     """Qwen2.5-0.5B, told "Good night.", called `list_items` with the tool's
@@ -240,10 +239,7 @@ async def test_a_call_with_its_schema_for_arguments_runs_not(
 
 @pytest.mark.usefixtures("setup_integration")
 async def test_a_recital_of_schemas_is_cut_short(
-    hass: HomeAssistant,
-    llm_server: FakeLLMServer,
-    tool_endpoint: ToolEndpoint,
-    tools: list[dict[str, Any]],
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
 ) -> None:
     """The model writes the tools block back, each tool with its schema for
     arguments (seven tools, 7 s on a CPU for Qwen2.5-0.5B): at the second the
