@@ -32,7 +32,7 @@ from .openai_format import chat_tools
 from .runtime import HttpToolsConfigEntry
 from .speech import async_spoken_message
 from .stable_prompt import MessageNotes
-from .turn import ANSWER_NUDGE, CLOSING_NUDGE, Ask, Turn
+from .turn import ANSWER_NUDGE, CLOSING_NUDGE, Ask, Turn, this_turn
 
 __all__ = ["ANSWER_NUDGE", "CLOSING_NUDGE", "AgentOptions", "HttpToolsAgentEntity"]
 
@@ -54,24 +54,13 @@ def _failed(content: conversation.ToolResultContent) -> bool:
     return content.result.error or (isinstance(text, str) and text.startswith("Error:"))
 
 
-def _turn_results(
-    chat_log: conversation.ChatLog,
-) -> list[conversation.ToolResultContent]:
-    """The tool results of this turn, in order."""
-    found: list[conversation.ToolResultContent] = []
-    for content in reversed(chat_log.content):
-        if isinstance(content, conversation.UserContent):
-            break
-        if isinstance(content, conversation.ToolResultContent):
-            found.append(content)
-    return found[::-1]
-
-
 def _results_in_words(chat_log: conversation.ChatLog) -> dict[str, str] | None:
     """The successful HTTP tool results of this turn, as words."""
     tools: list[str] = []
     texts: list[str] = []
-    for content in _turn_results(chat_log):
+    for content in this_turn(chat_log)[1]:
+        if not isinstance(content, conversation.ToolResultContent):
+            continue
         text = content.result.data.get(RESULT_KEY)
         if _failed(content) or not isinstance(text, str) or not text.strip():
             continue

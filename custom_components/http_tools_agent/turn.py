@@ -53,6 +53,17 @@ def answer_nudge(question: str) -> str:
     return f'The user asked: "{question}". {ANSWER_NUDGE}'
 
 
+def this_turn(
+    chat_log: conversation.ChatLog,
+) -> tuple[str, list[conversation.Content]]:
+    """This turn's user message, and what came after it (in order)."""
+    contents = chat_log.content
+    for index in range(len(contents) - 1, -1, -1):
+        if isinstance(user := contents[index], conversation.UserContent):
+            return user.content, contents[index + 1 :]
+    return "", list(contents)
+
+
 class Ask(Enum):
     """What a request asks for."""
 
@@ -116,25 +127,17 @@ class Turn:
     def _more_of(self) -> MoreOf:
         """The tools this turn called with their text arguments, and the
         words of its user message."""
+        question, since = this_turn(self.chat_log)
         asked: dict[str, set[str]] = {}
-        for content in reversed(self.chat_log.content):
-            if isinstance(content, conversation.UserContent):
-                break
+        for content in since:
             if isinstance(content, conversation.AssistantContent):
                 for call in content.tool_calls or ():
                     texts = texts_of(call.tool_args)
                     asked.setdefault(call.tool_name, set()).update(texts)
         return MoreOf(
             {name: frozenset(texts) for name, texts in asked.items()},
-            self.question().lower(),
+            question.lower(),
         )
-
-    def question(self) -> str:
-        """The words of this turn's user message."""
-        for content in reversed(self.chat_log.content):
-            if isinstance(content, conversation.UserContent):
-                return content.content
-        return ""
 
     def tool_choice(self, ask: Ask = Ask.ROUND) -> ToolChoice:
         """`none` to close; `required` on the first round only."""
@@ -157,7 +160,9 @@ class Turn:
             # itself: Mistral's and Qwen 3.5's templates refuse a system
             # message there, and Mistral's a user message after a result.
             nudge = (
-                answer_nudge(self.question()) if ask is Ask.ANSWER else CLOSING_NUDGE
+                answer_nudge(this_turn(self.chat_log)[0])
+                if ask is Ask.ANSWER
+                else CLOSING_NUDGE
             )
             messages[-1] = ChatCompletionToolMessageParam(
                 role="tool",
