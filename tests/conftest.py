@@ -19,7 +19,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 import custom_components.http_tools_agent  # noqa: F401
-from custom_components.http_tools_agent.const import CONF_CHAIN_CALLS, CONF_TOOLS
+from custom_components.http_tools_agent.const import CONF_TOOLS
 
 from .kit import load_integration, server_entry, weather_tool
 from .servers import FakeLLMServer, ToolEndpoint
@@ -113,14 +113,12 @@ def config_entry(
 ) -> MockConfigEntry:
     """A server entry with one agent that uses the entry's HTTP tools.
 
-    The agent may call tools after their results (`chain_calls`), so a test
-    can follow the model from round to round; the default, asking for the
-    answer once results are in, has its own tests (test_answer_after_results).
+    The model's size is unknown (`local`), so the agent runs the guide's
+    loop (the `capable` profile); the small-model rules have their own tests
+    (`agent_options` with `profile: small`).
     """
     entry = server_entry(
-        llm_server.base_url,
-        options=entry_options,
-        agent={CONF_CHAIN_CALLS: True, **agent_options},
+        llm_server.base_url, options=entry_options, agent=agent_options
     )
     entry.add_to_hass(hass)
     return entry

@@ -28,6 +28,7 @@ from homeassistant.helpers import entity_registry as er, llm
 from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components.http_tools_agent.config_flow import HttpToolsAgentConfigFlow
 from custom_components.http_tools_agent.const import CONF_BASE_URL, DOMAIN
 from custom_components.http_tools_agent.llm_api import api_id_for
 from dev.demo_setup import agent_subentry
@@ -55,6 +56,8 @@ def server_entry(
     return MockConfigEntry(
         domain=DOMAIN,
         title=title or base_url,
+        version=HttpToolsAgentConfigFlow.VERSION,
+        minor_version=HttpToolsAgentConfigFlow.MINOR_VERSION,
         unique_id=unique_id,
         data={CONF_BASE_URL: base_url},
         options=options or {},

@@ -16,12 +16,16 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 import pytest
 
-from custom_components.http_tools_agent.call_policy import MoreOf
 from custom_components.http_tools_agent.const import (
     CONF_CHAIN_CALLS,
     CONF_MAX_TOOL_ITERATIONS,
+    CONF_PROFILE,
 )
-from custom_components.http_tools_agent.entity import ANSWER_NUDGE, CLOSING_NUDGE
+from custom_components.http_tools_agent.small_model import (
+    ANSWER_NUDGE,
+    CLOSING_NUDGE,
+    MoreOf,
+)
 
 from .kit import call_service, converse, speech
 from .servers import (
@@ -47,7 +51,7 @@ def shapes(llm_server: FakeLLMServer) -> list[tuple[str | None, str]]:
     return [(body.get("tool_choice"), asked(body)) for body in llm_server.requests]
 
 
-@pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
+@pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
 @pytest.mark.usefixtures("setup_integration")
 async def test_the_request_after_results_asks_for_the_answer(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
@@ -64,7 +68,7 @@ async def test_the_request_after_results_asks_for_the_answer(
     assert shapes(llm_server) == [("auto", "round"), ("auto", "answer")]
 
 
-@pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
+@pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
 @pytest.mark.usefixtures("setup_integration")
 async def test_a_failed_call_gets_a_round_to_retry(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
@@ -92,7 +96,7 @@ async def test_a_failed_call_gets_a_round_to_retry(
     )
 
 
-@pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
+@pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
 @pytest.mark.usefixtures("setup_integration")
 async def test_calls_on_the_answer_request_do_not_run(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
@@ -119,7 +123,7 @@ async def test_calls_on_the_answer_request_do_not_run(
     ]
 
 
-@pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
+@pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
 @pytest.mark.usefixtures("setup_integration")
 async def test_the_same_tool_for_the_rest_of_the_question_runs(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
@@ -160,7 +164,7 @@ async def test_the_same_tool_for_the_rest_of_the_question_runs(
     ]
 
 
-@pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
+@pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
 @pytest.mark.usefixtures("setup_integration")
 async def test_a_call_for_what_the_user_did_not_name_runs_not(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
@@ -188,7 +192,7 @@ async def test_a_call_for_what_the_user_did_not_name_runs_not(
     ]
 
 
-@pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
+@pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
 @pytest.mark.parametrize("extra_options", [{CONF_MAX_TOOL_ITERATIONS: 1}])
 @pytest.mark.usefixtures("setup_integration")
 async def test_with_one_round_the_answer_is_asked_with_no_calls(
@@ -207,7 +211,7 @@ async def test_with_one_round_the_answer_is_asked_with_no_calls(
     assert shapes(llm_server) == [("auto", "round"), ("none", "closing")]
 
 
-@pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
+@pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
 @pytest.mark.usefixtures("setup_integration")
 async def test_an_empty_result_read_out_says_nothing_came_back(
     hass: HomeAssistant,
@@ -244,7 +248,9 @@ async def test_an_empty_result_read_out_says_nothing_came_back(
     assert [r.path for r in tool_endpoint.requests] == ["/empty"]
 
 
-@pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: True}])
+@pytest.mark.parametrize(
+    "agent_options", [{CONF_PROFILE: "small", CONF_CHAIN_CALLS: "on"}]
+)
 @pytest.mark.usefixtures("setup_integration")
 async def test_chained_calls_when_allowed(
     hass: HomeAssistant,

@@ -1,6 +1,7 @@
-"""Calls per turn are bounded, a reply that calls every offered tool at once
-(a small model's answer to "What is 2 plus 2?") runs none of them, and
-neither does a call whose arguments are its tool's schema."""
+"""Calls per turn are bounded. Under the small-model rules, a reply that
+calls every offered tool at once (a small model's answer to "What is 2 plus
+2?") runs none of them, and neither does a call whose arguments are its
+tool's schema; a capable model's request for every tool runs them all."""
 
 from __future__ import annotations
 
@@ -12,14 +13,19 @@ from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.http_tools_agent.call_policy import (
+from custom_components.http_tools_agent.const import (
+    CONF_MAX_CALLS_PER_TURN,
+    CONF_PROFILE,
+)
+from custom_components.http_tools_agent.small_model import (
     ALL_TOOLS_ERROR,
     SCHEMA_COPY_ERROR,
 )
-from custom_components.http_tools_agent.const import CONF_MAX_CALLS_PER_TURN
 
 from .kit import converse, speech, weather_tool
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
+
+SMALL = pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
 
 
 def weather_calls(*cities: str) -> Any:
@@ -86,6 +92,7 @@ def tools(tool_endpoint: ToolEndpoint) -> list[dict[str, Any]]:
     ]
 
 
+@SMALL
 async def test_every_tool_at_once_runs_none(
     hass: HomeAssistant,
     llm_server: FakeLLMServer,
@@ -155,6 +162,7 @@ def recital(*names: str) -> Any:
     )
 
 
+@SMALL
 @pytest.mark.usefixtures("six_tools", "setup_integration")
 async def test_reciting_most_tools_in_their_order_runs_none_the_first_time(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
@@ -186,6 +194,7 @@ async def test_reciting_most_tools_in_their_order_runs_none_the_first_time(
     assert results(llm_server.requests[1]) == [ALL_TOOLS_ERROR] * 5
 
 
+@SMALL
 @pytest.mark.usefixtures("six_tools", "setup_integration")
 async def test_the_same_recital_again_is_taken_as_meant(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
@@ -214,6 +223,7 @@ async def test_calls_out_of_the_offered_order_run(
     )
 
 
+@SMALL
 async def test_a_call_with_its_schema_for_arguments_runs_not(
     hass: HomeAssistant,
     llm_server: FakeLLMServer,
@@ -237,6 +247,7 @@ async def test_a_call_with_its_schema_for_arguments_runs_not(
     assert setup_integration.runtime_data.model_quirks["schema_as_arguments"] == 1
 
 
+@SMALL
 @pytest.mark.usefixtures("setup_integration")
 async def test_a_recital_of_schemas_is_cut_short(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint

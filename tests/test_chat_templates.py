@@ -12,6 +12,8 @@ from homeassistant.core import HomeAssistant
 from jinja2 import TemplateError
 import pytest
 
+from custom_components.http_tools_agent.const import CONF_CHAIN_CALLS, CONF_PROFILE
+
 from .chat_templates import FAMILIES, render
 from .kit import converse, speech
 from .servers import FakeLLMServer, text_stream, tool_calls_stream, transcript
@@ -54,6 +56,14 @@ def tail(before: str, after: str) -> int:
     """How many characters at the end of `before` that `after` does not repeat."""
     # Character by character is what is wanted here, not paths.
     return len(before) - len(os.path.commonprefix([before, after]))  # noqa: RUF071
+
+
+@pytest.fixture
+def agent_options() -> dict[str, Any]:
+    """The small-model rules, calls after results allowed: the closing
+    request carries its instruction (the Qwen 0.5B model these transcripts
+    come from runs as small)."""
+    return {CONF_PROFILE: "small", CONF_CHAIN_CALLS: "on"}
 
 
 @pytest.fixture

@@ -179,6 +179,12 @@ async def test_add_and_reconfigure_agent(
     schema = result["data_schema"].schema
     model_selector = next(v for k, v in schema.items() if k == CONF_MODEL)
     assert {"qwen2.5-coder-0.5b", "local"} <= set(model_selector.config["options"])
+    # The form says what the `auto` profile makes of the server's first model.
+    assert result["description_placeholders"] == {
+        "model": "qwen2.5-coder-0.5b",
+        "profile_decision": "Auto runs it as a small model: its name says 500M "
+        "(under 2B).",
+    }
 
     agent = {
         CONF_MODEL: "my-own-model",
@@ -205,12 +211,18 @@ async def test_add_and_reconfigure_agent(
         "http_tools": [],
         "thinking": "auto",
         "max_calls_per_turn": 8,
-        "chain_calls": False,
+        "profile": "auto",
+        "chain_calls": "profile",
         "examples": DEFAULT_EXAMPLES,
     }
 
     result = await entry.start_subentry_reconfigure_flow(hass, new.subentry_id)
     assert result["type"] is FlowResultType.FORM
+    assert result["description_placeholders"] == {
+        "model": "my-own-model",
+        "profile_decision": "Auto runs it as a capable model: its size is unknown. "
+        "Choose Small for a model under 2B parameters.",
+    }
     result = await hass.config_entries.subentries.async_configure(
         result["flow_id"], {**agent, CONF_TOOL_CHOICE: "none"}
     )

@@ -16,7 +16,7 @@ from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.http_tools_agent.const import CONF_MAX_TOKENS
+from custom_components.http_tools_agent.const import CONF_MAX_TOKENS, CONF_PROFILE
 
 from .kit import converse, load_integration, question, speech
 from .servers import (
@@ -82,7 +82,9 @@ async def test_known_context_leaves_the_oldest_turns_out(
     assert "oldest of" in caplog.text
 
 
-@pytest.mark.parametrize("agent_options", [{CONF_MAX_TOKENS: 256}])
+@pytest.mark.parametrize(
+    "agent_options", [{CONF_MAX_TOKENS: 256, CONF_PROFILE: "capable"}]
+)
 async def test_this_turns_calls_and_results_are_kept(
     hass: HomeAssistant,
     llm_server: FakeLLMServer,

@@ -15,11 +15,12 @@ from syrupy.assertion import SnapshotAssertion
 from custom_components.http_tools_agent.const import (
     CONF_CHAIN_CALLS,
     CONF_MAX_TOOL_ITERATIONS,
+    CONF_PROFILE,
     CONF_STREAM,
     CONF_TOOLS,
     CONF_TOOLS_ENABLED,
 )
-from custom_components.http_tools_agent.entity import CLOSING_NUDGE
+from custom_components.http_tools_agent.small_model import CLOSING_NUDGE
 
 from .kit import API_ID, converse, question, speech
 from .markup import assert_clean
@@ -114,6 +115,9 @@ async def test_llama_cpp_python_text_call_then_answer(
         ),
     ],
     ids=["repeated-call", "echoed-result", "json-restating-the-result"],
+)
+@pytest.mark.parametrize(
+    "agent_options", [{CONF_PROFILE: "small", CONF_CHAIN_CALLS: "on"}]
 )
 @pytest.mark.usefixtures("setup_integration")
 async def test_a_round_without_words_leads_to_the_answer(
@@ -666,7 +670,7 @@ async def test_tools_of_merged_apis_answer_to_their_short_name(
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
 
 
-@pytest.mark.parametrize("agent_options", [{CONF_CHAIN_CALLS: False}])
+@pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
 @pytest.mark.usefixtures("setup_integration")
 async def test_calls_instead_of_the_answer_are_cut_short(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint

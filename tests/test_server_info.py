@@ -66,13 +66,21 @@ async def test_llama_server_props(
     config_entry: MockConfigEntry,
     hass_client: ClientSessionGenerator,
 ) -> None:
-    """`/props` of a `--jinja` server: tools supported, its context known."""
+    """`/props` of a `--jinja` server: tools supported, its context known;
+    its model list says the model's size, so `auto` runs it as small."""
     as_llama_server(llm_server)
     await load_integration(hass)
 
     assert config_entry.runtime_data.server_info == ServerInfo(
         "llama.cpp",
-        {"": ModelCaps(context=4096, tools=True, parallel_tool_calls=True)},
+        {
+            "": ModelCaps(
+                context=4096,
+                tools=True,
+                parallel_tool_calls=True,
+                parameters=630167424,
+            )
+        },
     )
     diagnostics = await diagnostics_of(hass, hass_client, config_entry)
     assert diagnostics["server"] == {
@@ -83,8 +91,14 @@ async def test_llama_server_props(
                 "tools": True,
                 "parallel_tool_calls": True,
                 "thinking": None,
+                "parameters": 630167424,
             }
         },
+    }
+    assert diagnostics["agents"][0]["profile"] == {
+        "setting": "auto",
+        "runs_as": "small",
+        "reason": "small (the server reports 630M parameters)",
     }
     assert diagnostics["model_quirks"] == {}
     assert (
@@ -218,9 +232,13 @@ async def test_ollama_models_are_asked_one_by_one(
                 "tools": True,
                 "parallel_tool_calls": None,
                 "thinking": True,
+                "parameters": 751632384,
             }
         },
     }
+    assert diagnostics["agents"][0]["profile"]["reason"] == (
+        "small (the server reports 752M parameters)"
+    )
 
     hass.config_entries.async_update_subentry(
         entry, subentry, data={**subentry.data, CONF_MODEL: "gemma3:1b"}
@@ -232,7 +250,7 @@ async def test_ollama_models_are_asked_one_by_one(
     assert issue.translation_placeholders is not None
     assert issue.translation_placeholders["models"] == "gemma3:1b"
     assert entry.runtime_data.server_info.model("gemma3:1b") == ModelCaps(
-        context=4096, tools=False, thinking=False
+        context=4096, tools=False, thinking=False, parameters=999890000
     )
     assert "POST /api/show gemma3:1b" in llm_server.page_requests
 

@@ -9,6 +9,7 @@ from __future__ import annotations
 import ast
 import json
 import re
+from typing import Any
 
 from homeassistant import const as ha_const
 from homeassistant.core import HomeAssistant
@@ -181,11 +182,20 @@ def keys_the_code_uses(source: Source) -> dict[str, set[str]]:
         if name in reason_classes and call.args:
             add("error", call.args[0])
         if name in forwarders:
-            index, param = forwarders[name]
-            value = keyword(call, param)
-            if value is None and len(call.args) > index:
-                value = call.args[index]
-            add("exceptions", value)
+            index, param, options = forwarders[name]
+
+            def argument(index: int, param: str, call: ast.Call = call) -> Any:
+                value = keyword(call, param)
+                if value is None and len(call.args) > index:
+                    value = call.args[index]
+                return value
+
+            if options is None:
+                add("exceptions", argument(index, param))
+            else:
+                # A helper building a translated dropdown: its choices.
+                for selector in source.choices(argument(index, param)):
+                    add(f"selector.{selector}", source.texts(argument(*options)))
     for node in source.nodes():
         if not isinstance(node, ast.Assign) or len(node.targets) != 1:
             continue
@@ -201,17 +211,29 @@ def keys_the_code_uses(source: Source) -> dict[str, set[str]]:
     return {where: keys for where, keys in used.items() if keys}
 
 
-def _translation_key_forwarders(source: Source) -> dict[str, tuple[int, str]]:
-    """Functions that pass one of their parameters on as `translation_key`."""
-    found: dict[str, tuple[int, str]] = {}
+def _translation_key_forwarders(
+    source: Source,
+) -> dict[str, tuple[int, str, tuple[int, str] | None]]:
+    """Functions that pass one of their parameters on as `translation_key`
+    (with, for a select selector, the parameter its options come from)."""
+    found: dict[str, tuple[int, str, tuple[int, str] | None]] = {}
     for function in source.functions():
         params = [a.arg for a in function.args.args]
         for call in ast.walk(function):
-            value = (
-                keyword(call, "translation_key") if isinstance(call, ast.Call) else None
-            )
-            if isinstance(value, ast.Name) and value.id in params:
-                found[function.name] = (params.index(value.id), value.id)
+            if not isinstance(call, ast.Call):
+                continue
+            value = keyword(call, "translation_key")
+            if not (isinstance(value, ast.Name) and value.id in params):
+                continue
+            options = None
+            if call_name(call) == "SelectSelectorConfig":
+                names = [
+                    n.id
+                    for n in ast.walk(keyword(call, "options") or ast.Constant(None))
+                    if isinstance(n, ast.Name) and n.id in params
+                ]
+                options = (params.index(names[0]), names[0]) if names else None
+            found[function.name] = (params.index(value.id), value.id, options)
     return found
 
 

@@ -10,7 +10,18 @@ from homeassistant.helpers.typing import ConfigType
 from .agent_tools import async_delete_agent_issues, async_report_missing_tools
 from .availability import ServerAvailability
 from .client import ServerCheckError, async_connect, async_model_entries
-from .const import CONF_BASE_URL, CONF_TOOLS_ENABLED, DOMAIN, TOOLS_ENABLED_AUTO
+from .const import (
+    CHAIN_CALLS_PROFILE,
+    CONF_BASE_URL,
+    CONF_CHAIN_CALLS,
+    CONF_PROFILE,
+    CONF_TOOLS_ENABLED,
+    DEFAULT_PROFILE,
+    DOMAIN,
+    LOGGER,
+    SUBENTRY_CONVERSATION,
+    TOOLS_ENABLED_AUTO,
+)
 from .errors import raise_setup_error
 from .http import HttpToolsView
 from .llm_api import HttpToolsAPI
@@ -86,6 +97,29 @@ async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) ->
     )
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     entry.async_on_unload(entry.add_update_listener(_async_update_listener))
+    return True
+
+
+async def async_migrate_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> bool:
+    """Bring a stored entry up to date.
+
+    1.2: agents get a `profile` (`auto`); `chain_calls` (a switch, off by
+    default) becomes part of it: an agent that had it on keeps it on, one
+    that had it off (the old default) follows its profile.
+    """
+    if entry.version > 1:
+        return False  # stored by a newer version of the integration
+    if entry.minor_version < 2:
+        for subentry in entry.subentries.values():
+            if subentry.subentry_type != SUBENTRY_CONVERSATION:
+                continue
+            data = dict(subentry.data)
+            chain = data.get(CONF_CHAIN_CALLS)
+            data[CONF_CHAIN_CALLS] = "on" if chain is True else CHAIN_CALLS_PROFILE
+            data.setdefault(CONF_PROFILE, DEFAULT_PROFILE)
+            hass.config_entries.async_update_subentry(entry, subentry, data=data)
+        hass.config_entries.async_update_entry(entry, minor_version=2)
+        LOGGER.debug("Migrated %s to version 1.2 (agent profiles)", entry.title)
     return True
 
 

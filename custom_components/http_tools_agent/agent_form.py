@@ -11,7 +11,7 @@ from typing import Any
 from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import SectionConfig, section
-from homeassistant.helpers import llm
+from homeassistant.helpers import llm, translation
 from homeassistant.helpers.selector import (
     BooleanSelector,
     NumberSelector,
@@ -31,6 +31,7 @@ import probatio
 from .agent_options import extra_body_problem
 from .agent_tools import chosen_tools
 from .const import (
+    CHAIN_CALLS_CHOICES,
     CONF_ADVANCED,
     CONF_AGENT_TOOLS,
     CONF_CHAIN_CALLS,
@@ -40,6 +41,7 @@ from .const import (
     CONF_MAX_CALLS_PER_TURN,
     CONF_MAX_TOKENS,
     CONF_MODEL,
+    CONF_PROFILE,
     CONF_STREAM,
     CONF_TEMPERATURE,
     CONF_THINKING,
@@ -49,14 +51,18 @@ from .const import (
     DEFAULT_MAX_CALLS_PER_TURN,
     DEFAULT_MAX_TOKENS,
     DEFAULT_MODEL,
+    DEFAULT_PROFILE,
     DEFAULT_STREAM,
     DEFAULT_TEMPERATURE,
     DEFAULT_THINKING,
     DEFAULT_TOOL_CHOICE,
+    DOMAIN,
     EXAMPLES_CHOICES,
+    PROFILE_CHOICES,
     THINKING_CHOICES,
     TOOL_CHOICES,
 )
+from .profiles import ProfileChoice
 
 # The agent settings shown in the form's collapsed "advanced" section.
 ADVANCED_FIELDS = (
@@ -79,6 +85,7 @@ def default_agent_data(api_id: str, models: list[str]) -> dict[str, Any]:
         CONF_MAX_TOKENS: DEFAULT_MAX_TOKENS,
         CONF_TOOL_CHOICE: DEFAULT_TOOL_CHOICE,
         CONF_STREAM: DEFAULT_STREAM,
+        CONF_PROFILE: DEFAULT_PROFILE,
         CONF_THINKING: DEFAULT_THINKING,
         CONF_MAX_CALLS_PER_TURN: DEFAULT_MAX_CALLS_PER_TURN,
         CONF_CHAIN_CALLS: DEFAULT_CHAIN_CALLS,
@@ -126,14 +133,13 @@ def agent_schema(
                     min=16, max=32768, step=1, mode=NumberSelectorMode.BOX
                 )
             ),
-            probatio.Required(CONF_TOOL_CHOICE): SelectSelector(
-                SelectSelectorConfig(
-                    options=list(TOOL_CHOICES),
-                    mode=SelectSelectorMode.DROPDOWN,
-                    translation_key=CONF_TOOL_CHOICE,
-                )
+            probatio.Required(CONF_TOOL_CHOICE): _dropdown(
+                TOOL_CHOICES, CONF_TOOL_CHOICE
             ),
             probatio.Required(CONF_STREAM): BooleanSelector(),
+            probatio.Required(CONF_PROFILE, default=DEFAULT_PROFILE): _dropdown(
+                PROFILE_CHOICES, CONF_PROFILE
+            ),
             probatio.Optional(CONF_AGENT_TOOLS): SelectSelector(
                 SelectSelectorConfig(
                     options=_tool_options(tool_names or [], chosen_tools(current)),
@@ -151,27 +157,19 @@ def _advanced_schema() -> probatio.Schema:
     """Settings for small local models (collapsed in the form)."""
     return probatio.Schema(
         {
-            probatio.Required(CONF_THINKING, default=DEFAULT_THINKING): SelectSelector(
-                SelectSelectorConfig(
-                    options=list(THINKING_CHOICES),
-                    mode=SelectSelectorMode.DROPDOWN,
-                    translation_key=CONF_THINKING,
-                )
+            probatio.Required(CONF_THINKING, default=DEFAULT_THINKING): _dropdown(
+                THINKING_CHOICES, CONF_THINKING
             ),
             probatio.Required(
                 CONF_MAX_CALLS_PER_TURN, default=DEFAULT_MAX_CALLS_PER_TURN
             ): NumberSelector(
                 NumberSelectorConfig(min=1, max=64, step=1, mode=NumberSelectorMode.BOX)
             ),
-            probatio.Required(
-                CONF_CHAIN_CALLS, default=DEFAULT_CHAIN_CALLS
-            ): BooleanSelector(),
-            probatio.Required(CONF_EXAMPLES, default=DEFAULT_EXAMPLES): SelectSelector(
-                SelectSelectorConfig(
-                    options=list(EXAMPLES_CHOICES),
-                    mode=SelectSelectorMode.DROPDOWN,
-                    translation_key=CONF_EXAMPLES,
-                )
+            probatio.Required(CONF_CHAIN_CALLS, default=DEFAULT_CHAIN_CALLS): _dropdown(
+                CHAIN_CALLS_CHOICES, CONF_CHAIN_CALLS
+            ),
+            probatio.Required(CONF_EXAMPLES, default=DEFAULT_EXAMPLES): _dropdown(
+                EXAMPLES_CHOICES, CONF_EXAMPLES
             ),
             probatio.Optional(CONF_CUSTOM_EXAMPLES): TextSelector(
                 TextSelectorConfig(multiline=True)
@@ -205,7 +203,8 @@ def agent_data_from_form(
             CONF_MAX_CALLS_PER_TURN: int(
                 advanced.get(CONF_MAX_CALLS_PER_TURN, DEFAULT_MAX_CALLS_PER_TURN)
             ),
-            CONF_CHAIN_CALLS: bool(advanced.get(CONF_CHAIN_CALLS, DEFAULT_CHAIN_CALLS)),
+            CONF_PROFILE: user_input.get(CONF_PROFILE, DEFAULT_PROFILE),
+            CONF_CHAIN_CALLS: advanced.get(CONF_CHAIN_CALLS, DEFAULT_CHAIN_CALLS),
             CONF_EXAMPLES: advanced.get(CONF_EXAMPLES, DEFAULT_EXAMPLES),
         }
     )
@@ -228,3 +227,28 @@ def _tool_options(names: list[str], chosen: list[str]) -> list[SelectOptionDict]
         if name not in names
     ]
     return options
+
+
+def _dropdown(options: tuple[str, ...], key: str) -> SelectSelector:
+    """A dropdown of translated choices."""
+    return SelectSelector(
+        SelectSelectorConfig(
+            options=list(options),
+            mode=SelectSelectorMode.DROPDOWN,
+            translation_key=key,
+        )
+    )
+
+
+async def async_profile_decision(hass: HomeAssistant, choice: ProfileChoice) -> str:
+    """What `auto` decided for a model, and why, in Home Assistant's language."""
+    key = f"{choice.profile.value}_{choice.evidence.value}"
+    for language in dict.fromkeys((hass.config.language, "en")):
+        strings = await translation.async_get_translations(
+            hass, language, "selector", [DOMAIN]
+        )
+        if text := strings.get(
+            f"component.{DOMAIN}.selector.profile_decision.options.{key}"
+        ):
+            return text.replace("{size}", choice.size)
+    return choice.describe()

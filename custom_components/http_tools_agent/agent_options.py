@@ -21,19 +21,21 @@ from .const import (
     CONF_MAX_CALLS_PER_TURN,
     CONF_MAX_TOKENS,
     CONF_MODEL,
+    CONF_PROFILE,
     CONF_STREAM,
     CONF_TEMPERATURE,
     CONF_THINKING,
     CONF_TOOL_CHOICE,
-    DEFAULT_CHAIN_CALLS,
     DEFAULT_EXAMPLES,
     DEFAULT_MAX_CALLS_PER_TURN,
     DEFAULT_MAX_TOKENS,
     DEFAULT_MODEL,
+    DEFAULT_PROFILE,
     DEFAULT_STREAM,
     DEFAULT_TEMPERATURE,
     DEFAULT_THINKING,
     EXAMPLES_CHOICES,
+    PROFILE_CHOICES,
     THINKING_CHOICES,
 )
 
@@ -128,8 +130,11 @@ class AgentOptions:
     thinking: str = DEFAULT_THINKING
     extra_body: Mapping[str, Any] = field(default_factory=dict)
     max_calls_per_turn: int = DEFAULT_MAX_CALLS_PER_TURN
-    # Whether the model may call tools again after their results came in.
-    chain_calls: bool = DEFAULT_CHAIN_CALLS
+    # `auto`, `small` or `capable` (`profiles.py`).
+    profile: str = DEFAULT_PROFILE
+    # Whether the model may call tools again after their results came in;
+    # None: as the profile says.
+    chain_calls: bool | None = None
     examples: str = DEFAULT_EXAMPLES
     custom_examples: str = ""
 
@@ -139,6 +144,7 @@ class AgentOptions:
         extra = data.get(CONF_EXTRA_BODY)
         thinking = data.get(CONF_THINKING, DEFAULT_THINKING)
         examples = data.get(CONF_EXAMPLES, DEFAULT_EXAMPLES)
+        profile = data.get(CONF_PROFILE, DEFAULT_PROFILE)
         return cls(
             model=str(data.get(CONF_MODEL, DEFAULT_MODEL)),
             temperature=float(data.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE)),
@@ -150,7 +156,8 @@ class AgentOptions:
             max_calls_per_turn=max(
                 1, int(data.get(CONF_MAX_CALLS_PER_TURN, DEFAULT_MAX_CALLS_PER_TURN))
             ),
-            chain_calls=bool(data.get(CONF_CHAIN_CALLS, DEFAULT_CHAIN_CALLS)),
+            profile=profile if profile in PROFILE_CHOICES else DEFAULT_PROFILE,
+            chain_calls={"on": True, "off": False}.get(data.get(CONF_CHAIN_CALLS, "")),
             examples=examples if examples in EXAMPLES_CHOICES else DEFAULT_EXAMPLES,
             custom_examples=str(data.get(CONF_CUSTOM_EXAMPLES) or ""),
         )

@@ -28,6 +28,7 @@ from .agent_form import (
     agent_data_from_form,
     agent_form_values,
     agent_schema,
+    async_profile_decision,
     default_agent_data,
 )
 from .client import (
@@ -48,6 +49,7 @@ from .const import (
 )
 from .llm_api import api_id_for
 from .options_flow import HttpToolsOptionsFlow
+from .profiles import Profile, choose_profile
 from .redact import display_url
 from .server_info import async_probe_server
 
@@ -76,7 +78,7 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
     """Add an OpenAI-compatible server."""
 
     VERSION = 1
-    MINOR_VERSION = 1
+    MINOR_VERSION = 2
 
     def __init__(self) -> None:
         """Start the flow."""
@@ -304,6 +306,18 @@ class ConversationFlowHandler(ConfigSubentryFlow):
         tool_names = [
             tool.name for tool in entry.runtime_data.tools.configured.tool_set().tools
         ]
+        # What `auto` picks for the agent's model, and why.
+        model = str((user_input or current).get(CONF_MODEL) or DEFAULT_MODEL)
+        auto = choose_profile(
+            Profile.AUTO,
+            model,
+            entry.runtime_data.server_info,
+            entry.data[CONF_BASE_URL],
+        )
+        placeholders |= {
+            "model": model,
+            "profile_decision": await async_profile_decision(self.hass, auto),
+        }
         return self.async_show_form(
             step_id="user" if self.source == "user" else "reconfigure",
             data_schema=self.add_suggested_values_to_schema(

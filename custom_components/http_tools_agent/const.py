@@ -44,6 +44,12 @@ CONF_TOOL_CHOICE: Final = "tool_choice"
 CONF_STREAM: Final = "stream"
 # The names of this server's HTTP tools the agent offers (absent or empty: all).
 CONF_AGENT_TOOLS: Final = "http_tools"
+# Which loop the agent runs: `capable` (the guide's plain loop), `small` (it
+# plus the rules for small models, `small_model.py`), `auto` (by the model's
+# size: `profiles.py`).
+CONF_PROFILE: Final = "profile"
+PROFILE_CHOICES: Final = ("auto", "small", "capable")
+DEFAULT_PROFILE: Final = "auto"
 
 # Settings for small local models (the agent form's "advanced" section).
 CONF_ADVANCED: Final = "advanced"
@@ -58,9 +64,12 @@ TOOL_CHOICES: Final = ("auto", "required", "none")
 THINKING_CHOICES: Final = ("auto", "off", "on")
 DEFAULT_THINKING: Final = "auto"
 DEFAULT_MAX_CALLS_PER_TURN: Final = 8
-# Small models answer better when the request after their results asks for
-# the answer (bench/RESULTS.md, P4); models that plan can chain calls.
-DEFAULT_CHAIN_CALLS: Final = False
+# Whether the model may call tools after their results: as its profile says
+# (capable: yes; small: the request after results asks for the answer), or
+# always / never.
+CHAIN_CALLS_PROFILE: Final = "profile"
+CHAIN_CALLS_CHOICES: Final = (CHAIN_CALLS_PROFILE, "on", "off")
+DEFAULT_CHAIN_CALLS: Final = CHAIN_CALLS_PROFILE
 EXAMPLES_NONE: Final = "none"
 EXAMPLES_GENERATED: Final = "generated"
 EXAMPLES_CUSTOM: Final = "custom"

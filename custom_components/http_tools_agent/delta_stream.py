@@ -5,10 +5,11 @@ never reach the speaker; structured `tool_calls` deltas are assembled by
 index. Calls the agent cannot run (unknown tool, unreadable arguments or
 markup) become external calls answered with an `Error: …` result, so the
 model reads what went wrong in the standard round trip and can retry.
-Calls to run are released when the reply ends, after two checks: the turn's
-call budget (`call_budget`) and the rule that one reply may not call every
-offered tool at once (what a small model does with "What is 2 plus 2?").
-Calls refused so are answered with an `Error: …` result too.
+Calls to run are released when the reply ends, after the turn's call
+budget (`call_budget`) and, under the small-model rules, the tool-list
+recital rule (one reply may not call every offered tool at once, what a
+small model does with "What is 2 plus 2?"). Calls refused so are answered
+with an `Error: …` result too.
 Afterwards the object tells what the reply held: `text`, `calls`, `empty`,
 `finish_reason`.
 """
@@ -31,19 +32,25 @@ import openai
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 from .call_policy import (
-    ALL_TOOLS_ERROR,
-    SCHEMA_COPY_ERROR,
-    MoreOf,
+    COPIED_CALL_ERROR,
+    DataCalls,
     call_key,
-    copies_schema,
     new_call_id,
     over_budget_error,
-    recites_tools,
 )
 from .client import async_complete, async_stream_completion
 from .engine.textcalls import FilterOutput, TextCallFilter
 from .errors import MalformedResponse, llm_error_handler
 from .llm_api import RESULT_KEY
+from .small_model import (
+    ALL_TOOLS_ERROR,
+    PLAIN,
+    SCHEMA_COPY_ERROR,
+    MoreOf,
+    Rules,
+    copies_schema,
+    recites_tools,
+)
 
 type Delta = AssistantContentDeltaDict | ToolResultContentDeltaDict
 
@@ -107,6 +114,10 @@ class CompletionStream:
     call_budget: int | None = None
     # The turn's limit, for the error text.
     call_limit: int = 0
+    # The small-model rules that apply (`small_model.py`).
+    rules: Rules = PLAIN
+    # Calls written in tool results: never run (`call_policy.DataCalls`).
+    data_calls: DataCalls | None = None
     # Recitals of the tool list refused in this turn: the same one again is
     # taken as meant.
     refused_recitals: set[frozenset[str]] = field(default_factory=set)
@@ -124,6 +135,10 @@ class CompletionStream:
     all_tools: int = 0
     # Calls whose arguments were their tool's schema (not run).
     schema_copies: int = 0
+    # Calls copied from a tool's result (not run).
+    copied_from_results: int = 0
+    # The tools of the calls released to run, in order.
+    released: list[str] = field(default_factory=list)
     # How often each answered call came back in this reply.
     _repeated: Counter[str] = field(default_factory=Counter)
     # Calls recognised on the closing request (never run).
@@ -367,8 +382,10 @@ class CompletionStream:
         runnable, self._runnable = self._runnable, []
         called = list(dict.fromkeys(call.tool_name for call in runnable))
         recital = frozenset(called)
-        if recital not in self.refused_recitals and recites_tools(
-            called, list(self.tool_schemas)
+        if (
+            self.rules.tool_list_recital
+            and recital not in self.refused_recitals
+            and recites_tools(called, list(self.tool_schemas))
         ):
             self.refused_recitals.add(recital)
             for call in runnable:
@@ -381,6 +398,7 @@ class CompletionStream:
             self.over_budget = len(runnable) - self.call_budget
             runnable = runnable[: self.call_budget]
         self.ran = len(runnable)
+        self.released = [call.tool_name for call in runnable]
         return [{"tool_calls": runnable}] if runnable else []
 
     def _refuse(self, call: llm.ToolInput, error: str) -> None:
@@ -411,7 +429,12 @@ class CompletionStream:
         if self.more_of is not None and not self.more_of.allows(resolved, arguments):
             self.dropped += 1
             return []
-        if copies_schema(arguments, self.tool_schemas.get(resolved, {})):
+        if self.data_calls is not None and self.data_calls.copied(resolved, arguments):
+            self.copied_from_results += 1
+            return self._unrunnable(resolved, arguments, COPIED_CALL_ERROR, call_id)
+        if self.rules.schema_as_arguments and copies_schema(
+            arguments, self.tool_schemas.get(resolved, {})
+        ):
             self.schema_copies += 1
             return self._unrunnable(resolved, arguments, SCHEMA_COPY_ERROR, call_id)
         self.seen_calls.add(key)

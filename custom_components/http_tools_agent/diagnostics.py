@@ -1,5 +1,6 @@
 """Diagnostics: configuration, active tools, the server's kind and
-capabilities, what the agents made up for, and recent errors, without secrets.
+capabilities, each agent's profile and why, what the agents made up for, and
+recent errors, without secrets.
 
 Redacted: the API key, the secrets (listed by name only), every header value
 of every tool (headers carry credentials), passwords in URLs and the values of
@@ -17,6 +18,7 @@ from homeassistant.config_entries import ConfigEntryState
 from homeassistant.const import CONF_API_KEY
 from homeassistant.core import HomeAssistant
 
+from .agent_options import AgentOptions
 from .agent_tools import chosen_tools, missing_tools
 from .const import (
     CONF_ALLOWED_HOSTS,
@@ -25,6 +27,7 @@ from .const import (
     CONF_TOOLS,
     CONF_TOOLS_FILE,
 )
+from .profiles import choose_profile
 from .redact import redact_tools, redact_url
 from .runtime import HttpToolsConfigEntry
 from .tools import secrets_of
@@ -74,6 +77,18 @@ async def async_get_config_entry_diagnostics(
                 subentry, configured.tool_set().by_name
             ),
             "missing_from_active": missing_tools(subentry, active.by_name),
+        }
+        options_ = AgentOptions.from_subentry(subentry.data)
+        choice = choose_profile(
+            options_.profile,
+            options_.model,
+            runtime.server_info,
+            entry.data[CONF_BASE_URL],
+        )
+        agent["profile"] = {
+            "setting": options_.profile,
+            "runs_as": choice.profile.value,
+            "reason": choice.describe(),
         }
     result["tools"] = {
         "active": [tool.name for tool in active.tools],

@@ -1,14 +1,17 @@
-"""The tool loop over Home Assistant's ChatLog.
+"""The tool loop over Home Assistant's ChatLog: the guide's loop.
 
-A turn asks the model up to `max_tool_iterations` times; the chat log runs
-the calls of each reply and the next request carries their results, asking
-for the answer (where only more of what the user named may still be called).
-Its policies keep a small model's turn from ending in silence: a streamed
-reply that comes back without words or a call (thinking alone counts as
-nothing) is asked again without streaming; a request longer than the
-server's context is sent again once without the older history; tools that
-ran but got no answer lead to one closing request for it; and when even that
-stays silent, the agent says what happened (or reads the tools' results).
+Each round asks the model once; the chat log runs the calls of its reply
+and the next request carries their results, until a reply makes no call
+(the answer) or `max_tool_iterations` rounds ran. Which calls run is
+`call_policy.py` (argument checks, the call cap, repeats, calls copied from
+results) in every profile; the `small` profile adds the rules of
+`small_model.py` (the request for the answer after results among them).
+What keeps a turn from ending in silence: a streamed reply that comes back
+without words or a call (thinking alone counts as nothing) is asked again
+without streaming; a request longer than the server's context is sent again
+once without the older history; tools that ran but got no answer lead to
+one closing request for it; and when even that stays silent, the agent says
+what happened (or reads the tools' results).
 """
 
 from __future__ import annotations
@@ -22,19 +25,25 @@ from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
 
 from .agent_options import AgentOptions
-from .const import CONF_AGENT_TOOLS, CONF_MODEL, DEFAULT_MODEL, DOMAIN, LOGGER
+from .const import (
+    CONF_AGENT_TOOLS,
+    CONF_BASE_URL,
+    CONF_MODEL,
+    DEFAULT_MODEL,
+    DOMAIN,
+    LOGGER,
+)
 from .context_fit import ContextWindow
 from .delta_stream import CompletionStream, Delta
 from .engine.speakable import speakable
 from .errors import ContextOverflowError
 from .llm_api import RESULT_KEY, AgentScope
-from .openai_format import chat_tools
+from .openai_format import ChatTools, chat_tools
+from .profiles import ProfileChoice, choose_profile
 from .runtime import HttpToolsConfigEntry
 from .speech import async_spoken_message
 from .stable_prompt import MessageNotes
-from .turn import ANSWER_NUDGE, CLOSING_NUDGE, Ask, Turn, this_turn
-
-__all__ = ["ANSWER_NUDGE", "CLOSING_NUDGE", "AgentOptions", "HttpToolsAgentEntity"]
+from .turn import Ask, Turn, this_turn, turn_rules
 
 
 def _last_round(chat_log: conversation.ChatLog) -> list[conversation.ToolResultContent]:
@@ -93,6 +102,8 @@ class HttpToolsAgentEntity(Entity):
         self.notes = MessageNotes()
         # How much history fits the server's context (`context_fit`).
         self.context = ContextWindow()
+        # The profile last logged (`profiles.py`): logged again on a change.
+        self._logged_profile: ProfileChoice | None = None
         self._attr_unique_id = subentry.subentry_id
         self._attr_device_info = dr.DeviceInfo(
             identifiers={(DOMAIN, subentry.subentry_id)},
@@ -108,10 +119,31 @@ class HttpToolsAgentEntity(Entity):
         """Unavailable while the server cannot be reached (turns still run)."""
         return self.entry.runtime_data.availability.available
 
+    def profile(self) -> ProfileChoice:
+        """The profile this agent runs with now, and why (`profiles.py`)."""
+        options = AgentOptions.from_subentry(self.subentry.data)
+        choice = choose_profile(
+            options.profile,
+            options.model,
+            self.entry.runtime_data.server_info,
+            self.entry.data[CONF_BASE_URL],
+        )
+        if choice != self._logged_profile:
+            self._logged_profile = choice
+            LOGGER.info(
+                "%s (model %s) runs with the %s profile: %s",
+                self.entity_id or self.subentry.title,
+                options.model,
+                choice.profile.value,
+                choice.describe(),
+            )
+        return choice
+
     @override
     async def async_added_to_hass(self) -> None:
         """Follow the server's availability."""
         await super().async_added_to_hass()
+        self.profile()
         self.async_on_remove(
             self.entry.runtime_data.availability.async_add_listener(
                 self.async_write_ha_state
@@ -126,49 +158,52 @@ class HttpToolsAgentEntity(Entity):
     async def _async_handle_chat_log(
         self, chat_log: conversation.ChatLog, language: str | None = None
     ) -> None:
-        """Run the tool loop until the model answers (within `current_agent`)."""
+        """The guide's loop: ask, run the reply's calls, send their results
+        back, until the model answers or the rounds run out."""
         runtime = self.entry.runtime_data
+        options = AgentOptions.from_subentry(self.subentry.data)
+        profile = self.profile()
         turn = Turn(
-            AgentOptions.from_subentry(self.subentry.data),
+            options,
             chat_log,
             self.notes,
             runtime.server_info,
             self.context,
+            profile=profile,
+            rules=turn_rules(options, profile),
+            offered=chat_tools(chat_log.llm_api) if chat_log.llm_api else ChatTools(),
         )
-        if chat_log.llm_api is not None:
-            turn.tools, turn.schemas = chat_tools(chat_log.llm_api)
         rounds = runtime.settings.max_tool_iterations
-        exhausted = True
+        exhausted: int | None = None
         for turn.round in range(rounds):
             reply = await self._async_ask(chat_log, turn)
-            if reply.calls and (turn.options.chain_calls or _round_failed(chat_log)):
-                # Their results (or errors) are in the chat log: the model
-                # reads them next, and may retry or call on. (A reply that
-                # only repeated a call adds nothing, leaving the earlier
-                # results unanswered in the log.)
-                continue
-            exhausted = False
-            if reply.calls:
+            if not reply.calls:
+                self._note_required_answered(turn, reply)
+                if turn.seen_calls and not reply.text.strip():
+                    # Tools ran, but this reply only repeated a call or echoed
+                    # a result: the results are in, so ask for the answer.
+                    await self._async_ask_closing(chat_log, turn)
+                break
+            if turn.rules.answer_request and not _round_failed(chat_log):
+                # Small models: the results are in, ask for the answer
+                # (`small_model.py`). A failed call still gets a round.
                 await self._async_ask_answer(chat_log, turn, rounds)
                 break
-            if turn.tool_choice() == "required" and reply.text.strip():
-                # The server does not enforce `required` (llama-cpp-python,
-                # small models): the words are the answer, not a reason to loop.
-                runtime.record_quirk(
-                    "required_answered_in_words",
-                    "The model answered in words although tool_choice is "
-                    "required (the server does not enforce it)",
-                )
-            if turn.seen_calls and not reply.text.strip():
-                # Tools ran, but this reply only repeated a call or echoed a
-                # result: the results are in, so ask plainly for the answer.
-                await self._async_ask_closing(chat_log, turn)
-            break
-        if exhausted:
+        else:
+            # Calls kept coming until the rounds ran out.
+            exhausted = rounds
             await self._async_ask_closing(chat_log, turn)
-        await self._async_answer_if_silent(
-            chat_log, language, rounds if exhausted else None
-        )
+        await self._async_answer_if_silent(chat_log, language, exhausted)
+
+    def _note_required_answered(self, turn: Turn, reply: CompletionStream) -> None:
+        """The server does not enforce `required` (llama-cpp-python, small
+        models): the words are the answer, not a reason to loop."""
+        if turn.tool_choice() == "required" and reply.text.strip():
+            self.entry.runtime_data.record_quirk(
+                "required_answered_in_words",
+                "The model answered in words although tool_choice is "
+                "required (the server does not enforce it)",
+            )
 
     async def _async_ask(
         self,
@@ -201,6 +236,7 @@ class HttpToolsAgentEntity(Entity):
             # (llama-cpp-python fails inside its stream).
             return await self._async_ask(chat_log, turn, ask)
         turn.calls_run += reply.ran
+        turn.after_round(reply)
         if (tokens := (reply.usage or {}).get("prompt_tokens")) is not None:
             turn.context.calibrate(request.chars, tokens)
         self._note_quirks(reply)
@@ -227,6 +263,11 @@ class HttpToolsAgentEntity(Entity):
             runtime.record_quirk("every_tool_called_at_once")
         if reply.schema_copies:
             runtime.record_quirk("schema_as_arguments")
+        if reply.copied_from_results:
+            runtime.record_quirk(
+                "call_copied_from_result",
+                "A call written in a tool's result was not run",
+            )
         if reply.empty and reply.thinking.strip():
             runtime.record_quirk("thinking_only_round")
 

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
+from dataclasses import dataclass, field
 from typing import Any
 
 from homeassistant.components import conversation
@@ -49,16 +50,25 @@ def tool_json_schema(
     return schema
 
 
-def chat_tools(
-    llm_api: llm.APIInstance,
-) -> tuple[list[ChatCompletionFunctionToolParam], ToolSchemas]:
-    """Return the `tools` array and each tool's parameters schema by name.
+@dataclass(frozen=True, slots=True)
+class ChatTools:
+    """The tools a turn offers: the `tools` array, each one's parameters
+    schema by name, and the names of those that only read."""
+
+    tools: list[ChatCompletionFunctionToolParam] = field(default_factory=list)
+    schemas: ToolSchemas = field(default_factory=dict)
+    read_only: frozenset[str] = frozenset()
+
+
+def chat_tools(llm_api: llm.APIInstance) -> ChatTools:
+    """Return what the turn offers of the API's tools.
 
     With Assist and the HTTP tools both selected, each brings a date-and-time
     tool: the model gets the first one only.
     """
     tools: list[ChatCompletionFunctionToolParam] = []
     schemas: ToolSchemas = {}
+    read_only: set[str] = set()
     clock = False
     for tool in llm_api.tools:
         if tool.name.endswith(DATE_TIME_TOOL):
@@ -67,13 +77,15 @@ def chat_tools(
             clock = True
         schema = tool_json_schema(tool, llm_api.custom_serializer)
         schemas[tool.name] = schema
+        if tool.annotations.read_only:
+            read_only.add(tool.name)
         function = FunctionDefinition(name=tool.name, parameters=schema)
         if tool.description:
             function["description"] = tool.description
         tools.append(
             ChatCompletionFunctionToolParam(type="function", function=function)
         )
-    return tools, schemas
+    return ChatTools(tools, schemas, frozenset(read_only))
 
 
 def tool_result_text(result: llm.ToolResult) -> str:

@@ -6,11 +6,13 @@ says nothing is simply `unknown`:
 - llama.cpp's `llama-server`: `GET /props` (next to `/v1`):
   `chat_template_caps.supports_tools` and `supports_parallel_tool_calls`
   (false when it runs without `--jinja` or with a template that has no
-  tools), `default_generation_settings.n_ctx`;
+  tools), `default_generation_settings.n_ctx`; its model list's
+  `meta.n_params`;
 - Ollama: `GET /api/version` answers; `POST /api/show` for each model an agent
   uses: `capabilities` (`tools`, `thinking`), the context (`num_ctx` of its
   parameters, else Ollama's default of 4096, never more than the model's
-  `<architecture>.context_length`);
+  `<architecture>.context_length`), `general.parameter_count` (or
+  `details.parameter_size`);
 - vLLM: `max_model_len` in its model list (`owned_by: vllm`);
 - OpenAI (`api.openai.com`) and llama-cpp-python (`owned_by: me`) by their
   model list; neither reports more.
@@ -20,7 +22,7 @@ from __future__ import annotations
 
 import asyncio
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import asdict, dataclass, field
+from dataclasses import asdict, dataclass, field, replace
 from typing import Any
 
 import aiohttp
@@ -54,6 +56,8 @@ class ModelCaps:
     tools: bool | None = None
     parallel_tool_calls: bool | None = None
     thinking: bool | None = None
+    # The model's parameter count (it decides the `auto` profile).
+    parameters: int | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -123,11 +127,33 @@ def parse_ollama_show(show: Mapping[str, Any]) -> ModelCaps:
             if name == "num_ctx" and value.strip().isdigit():
                 num_ctx = int(value.strip())
     context = num_ctx or OLLAMA_DEFAULT_CONTEXT
+    details = show.get("details")
+    size = details.get("parameter_size") if isinstance(details, Mapping) else None
     return ModelCaps(
         context=min(context, trained) if trained else context,
         tools=("tools" in capabilities) if known else None,
         thinking=("thinking" in capabilities) if known else None,
+        parameters=_int(info.get("general.parameter_count")) or _size(size),
     )
+
+
+def _size(text: object) -> int | None:
+    """Ollama's `parameter_size` ("751.63M", "7.6B") as a count."""
+    if not isinstance(text, str) or not text[:-1]:
+        return None
+    unit = {"K": 1e3, "M": 1e6, "B": 1e9, "T": 1e12}.get(text[-1].upper())
+    try:
+        return int(float(text[:-1]) * unit) if unit else None
+    except ValueError:
+        return None
+
+
+def llama_cpp_parameters(models: Sequence[Mapping[str, Any]]) -> int | None:
+    """The parameter count llama.cpp's model list reports (`meta.n_params`)."""
+    for model in models:
+        if isinstance(meta := model.get("meta"), Mapping):
+            return _int(meta.get("n_params"))
+    return None
 
 
 def parse_model_list(
@@ -146,7 +172,10 @@ def parse_model_list(
     if "llamacpp" in owners:
         metas = [m["meta"] for m in models if isinstance(m.get("meta"), Mapping)]
         n_ctx = _int(metas[0].get("n_ctx")) if metas else None
-        return ServerInfo(KIND_LLAMA_CPP, {"": ModelCaps(context=n_ctx)})
+        return ServerInfo(
+            KIND_LLAMA_CPP,
+            {"": ModelCaps(context=n_ctx, parameters=llama_cpp_parameters(models))},
+        )
     if URL(base_url).host == "api.openai.com":
         return ServerInfo(KIND_OPENAI)
     if owners == {"me"}:
@@ -194,6 +223,7 @@ async def async_probe_server(
     prober = _Prober(hass, data)
     props = await prober.json("/props")
     if isinstance(props, Mapping) and (caps := parse_llama_cpp_props(props)):
+        caps = replace(caps, parameters=llama_cpp_parameters(models))
         return ServerInfo(KIND_LLAMA_CPP, {"": caps})
     from_list = parse_model_list(prober.base_url, models)
     if from_list is not None:

@@ -1,16 +1,16 @@
 """What the rounds of one turn share, and the request each round sends.
 
 A request carries the chat log as messages (`openai_format`), the agent's
-examples at the end of the system prompt, the request to answer after tool
-results (`Ask`), the history that fits the server's context
-(`context_fit`), `tool_choice` (`required` only on the first round: after
-it the model must be free to answer), and the agent's extra body with its
-thinking switch.
+examples at the end of the system prompt, the history that fits the
+server's context (`context_fit`), `tool_choice` (`required` only on the
+first round: after it the model must be free to answer), and the agent's
+extra body with its thinking switch. Under the small-model rules
+(`small_model.py`) the request after results asks for the answer (`Ask`).
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from enum import Enum
 from typing import Any
 
@@ -24,33 +24,23 @@ from openai.types.chat import (
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 from .agent_options import AgentOptions, ToolChoice, request_extra, thinking_fields
-from .call_policy import MoreOf, texts_of
+from .call_policy import DataCalls
 from .context_fit import ContextWindow, answer_reserve, request_chars
 from .delta_stream import CompletionStream
 from .examples import examples_text
-from .openai_format import ToolSchemas, chat_messages
+from .openai_format import ChatTools, chat_messages, tool_result_text
+from .profiles import Evidence, Profile, ProfileChoice
 from .server_info import ServerInfo
+from .small_model import (
+    CLOSING_NUDGE,
+    PLAIN,
+    SMALL_RULES,
+    MoreOf,
+    Rules,
+    answer_nudge,
+    texts_of,
+)
 from .stable_prompt import MessageNotes
-
-# Added to the last tool result of the request for the answer and of the
-# closing request (not stored in the chat log).
-CLOSING_NUDGE = (
-    "Answer the user's question now in plain text using the tool results "
-    "above. Do not call tools."
-)
-# The request for the answer says the question again: after the results, a
-# small model then calls for the part they leave out more often (asked so,
-# Qwen2.5-0.5B called for Milan after Tokyo; without the question, not).
-ANSWER_NUDGE = (
-    "If that asks for more than these results, call the tool again for the "
-    "rest; else answer the user's question now in plain text using the tool "
-    "results above."
-)
-
-
-def answer_nudge(question: str) -> str:
-    """The instruction of the request for the answer."""
-    return f'The user asked: "{question}". {ANSWER_NUDGE}'
 
 
 def this_turn(
@@ -68,10 +58,20 @@ class Ask(Enum):
     """What a request asks for."""
 
     ROUND = "round"  # the model's choice: calls or an answer
-    # After a round's results: the answer, or more calls of a tool the turn
-    # used for what the user named and the results leave out (`MoreOf`).
+    # Small models, after a round's results: the answer, or more calls of a
+    # tool the turn used for what the user named and the results leave out
+    # (`MoreOf`).
     ANSWER = "answer"
     CLOSING = "closing"  # the answer; no call runs (`tool_choice: none`)
+
+
+def turn_rules(options: AgentOptions, profile: ProfileChoice) -> Rules:
+    """The small-model rules a turn applies: its profile's, with the agent's
+    `chain_calls` choice over the answer request."""
+    rules = SMALL_RULES if profile.small else PLAIN
+    if options.chain_calls is not None:
+        rules = replace(rules, answer_request=not options.chain_calls)
+    return rules
 
 
 @dataclass(slots=True)
@@ -97,8 +97,12 @@ class Turn:
     notes: MessageNotes
     server: ServerInfo = field(default_factory=ServerInfo)
     context: ContextWindow = field(default_factory=ContextWindow)
-    tools: list[ChatCompletionFunctionToolParam] = field(default_factory=list)
-    schemas: ToolSchemas = field(default_factory=dict)
+    profile: ProfileChoice = field(
+        default_factory=lambda: ProfileChoice(Profile.CAPABLE, Evidence.UNKNOWN)
+    )
+    rules: Rules = PLAIN
+    offered: ChatTools = field(default_factory=ChatTools)
+    # Calls answered this turn (`call_policy.call_key`): not run again.
     seen_calls: set[str] = field(default_factory=set)
     # Tool-list recitals refused this turn (`call_policy.recites_tools`).
     refused_recitals: set[frozenset[str]] = field(default_factory=set)
@@ -111,8 +115,36 @@ class Turn:
     # ... and the server did not say its size: every earlier turn is left out.
     drop_history: bool = False
 
+    data_calls: DataCalls = field(init=False)
+
+    def __post_init__(self) -> None:
+        """Read the calls written in the conversation's tool results."""
+        self.data_calls = DataCalls(self.offered.schemas)
+        self._read_results()
+
+    @property
+    def tools(self) -> list[ChatCompletionFunctionToolParam]:
+        """The `tools` array of the requests."""
+        return self.offered.tools
+
+    @property
+    def schemas(self) -> dict[str, dict[str, Any]]:
+        """Each offered tool's parameters schema, by name."""
+        return self.offered.schemas
+
+    def _read_results(self) -> None:
+        """Calls written in tool results are data (`call_policy.DataCalls`)."""
+        if not self.offered.tools:
+            return
+        for content in self.chat_log.content:
+            if isinstance(content, conversation.ToolResultContent):
+                self.data_calls.add(
+                    content.tool_call_id, tool_result_text(content.result)
+                )
+
     def reply(self, ask: Ask = Ask.ROUND) -> CompletionStream:
         """A new reply to read; on the closing request its calls never run."""
+        self._read_results()
         return CompletionStream(
             self.schemas,
             self.seen_calls,
@@ -120,9 +152,21 @@ class Turn:
             after_tool_results=bool(self.seen_calls),
             call_budget=max(self.options.max_calls_per_turn - self.calls_run, 0),
             call_limit=self.options.max_calls_per_turn,
+            rules=self.rules,
+            data_calls=self.data_calls,
             refused_recitals=self.refused_recitals,
             more_of=self._more_of() if ask is Ask.ANSWER else None,
         )
+
+    def after_round(self, reply: CompletionStream) -> None:
+        """A call that changed something ran: reading again may show the
+        change, so earlier reads are no repeats any more."""
+        if any(name not in self.offered.read_only for name in reply.released):
+            self.seen_calls -= {
+                key
+                for key in self.seen_calls
+                if any(key.startswith(f"{name}{{") for name in self.offered.read_only)
+            }
 
     def _more_of(self) -> MoreOf:
         """The tools this turn called with their text arguments, and the
@@ -152,7 +196,16 @@ class Turn:
         messages = chat_messages(self.chat_log.content, self.notes.note)
         self._add_examples(messages)
         last = messages[-1]
-        if ask is not Ask.ROUND and self.seen_calls and last["role"] == "tool":
+        if (
+            ask is not Ask.ROUND
+            and self.seen_calls
+            and last["role"] == "tool"
+            and (
+                self.rules.answer_request
+                if ask is Ask.ANSWER
+                else self.rules.closing_nudge
+            )
+        ):
             # Servers without a tool parser ignore `tool_choice: none`; small
             # models then repeat the call instead of answering. Saying so
             # plainly makes them answer from the results (measured with

@@ -1,0 +1,157 @@
+"""The rules for small models: what the `small` profile adds to the guide's loop.
+
+A capable model gets the guide's loop (`entity.py`): every call of every
+round runs, after the argument checks, the turn's call cap and the repeat
+rule (`call_policy.py`), and the model decides what comes next. A small
+model (below 2 B parameters, `profiles.py`) does things a model that plans
+does not; each rule below guards against one of them, measured with
+Qwen2.5-Coder-0.5B on llama-cpp-python (bench/RESULTS.md: P4 on the tuning
+and the held-out requests, and what each rule costs a model that is right,
+P9). `SMALL_RULES` is the set the profile applies; `PLAIN` applies none.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from typing import Any
+
+
+@dataclass(frozen=True, slots=True)
+class Rules:
+    """Which small-model rules a turn applies."""
+
+    # A reply calling every offered tool, or most of them in the order they
+    # are listed, recites the tools block: none of those calls runs the
+    # first time (`recites_tools`). Qwen2.5-0.5B does it for small talk.
+    tool_list_recital: bool = False
+    # A call whose arguments are its tool's parameter schema (the tools
+    # block recited) runs not (`copies_schema`).
+    schema_as_arguments: bool = False
+    # Once a round's calls all succeeded, the next request asks for the
+    # answer (the instruction rides on the last tool result: `answer_nudge`)
+    # and only a call of a tool the turn used, for more of what the user
+    # named, still runs (`MoreOf`); then a closing request without tools.
+    # Offered any call after a result, the 0.5B model calls other tools.
+    answer_request: bool = False
+    # The closing request (`tool_choice: none`) says so in the last tool
+    # result too: servers without a tool parser ignore `tool_choice`, and
+    # the 0.5B model then repeats its call instead of answering (0/10 ->
+    # 10/10 weather answers).
+    closing_nudge: bool = False
+
+
+PLAIN = Rules()
+SMALL_RULES = Rules(
+    tool_list_recital=True,
+    schema_as_arguments=True,
+    answer_request=True,
+    closing_nudge=True,
+)
+
+
+# --- Tool-list recital ------------------------------------------------------
+
+# Every one of at least 4 offered tools, or, of at least 5, two thirds and
+# four or more in the order they are offered. The same calls again are taken
+# as meant.
+ALL_TOOLS_MIN = 4
+RECITAL_MIN = 5
+ALL_TOOLS_ERROR = (
+    "Error: not run: the reply called the tools one after the other as they "
+    "are listed. Call only the tool the request needs, or answer without tools."
+)
+
+
+def recites_tools(called: list[str], offered: list[str]) -> bool:
+    """Whether the tools `called` (in order, distinct) recite `offered`."""
+    if len(offered) < ALL_TOOLS_MIN:
+        return False
+    if set(called) >= set(offered):
+        return True
+    positions = [offered.index(name) for name in called if name in offered]
+    return (
+        len(offered) >= RECITAL_MIN
+        and len(positions) >= max(4, -(-2 * len(offered) // 3))
+        and positions == sorted(positions)
+    )
+
+
+# --- Schema as arguments ----------------------------------------------------
+
+SCHEMA_COPY_ERROR = (
+    "Error: not run: the arguments are the tool's parameter schema, not "
+    "values. Call the tool with values for its arguments, or answer without "
+    "tools."
+)
+_SCHEMA_KEYS = frozenset({"type", "properties"})
+
+
+def copies_schema(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> bool:
+    """Whether a call's `arguments` are a JSON Schema rather than values: they
+    hold `type` and `properties` and the tool takes no argument of either name."""
+    properties = schema.get("properties")
+    declared = set(properties) if isinstance(properties, Mapping) else set()
+    return (
+        arguments.keys() >= _SCHEMA_KEYS
+        and isinstance(arguments["properties"], Mapping)
+        and not _SCHEMA_KEYS & declared
+    )
+
+
+# --- The request for the answer ---------------------------------------------
+
+# The request for the answer says the question again: after the results, a
+# small model then calls for the part they leave out more often (asked so,
+# Qwen2.5-0.5B called for Milan after Tokyo; without the question, not).
+ANSWER_NUDGE = (
+    "If that asks for more than these results, call the tool again for the "
+    "rest; else answer the user's question now in plain text using the tool "
+    "results above."
+)
+CLOSING_NUDGE = (
+    "Answer the user's question now in plain text using the tool results "
+    "above. Do not call tools."
+)
+
+
+def answer_nudge(question: str) -> str:
+    """The instruction of the request for the answer."""
+    return f'The user asked: "{question}". {ANSWER_NUDGE}'
+
+
+@dataclass(frozen=True, slots=True)
+class MoreOf:
+    """The calls that run on the request for the answer: a tool the turn
+    already called, again, for something else the user named.
+
+    Asked "Rome and Paris?", a small model calls the weather for Rome only;
+    asked for the answer, or to call for what the results leave out, it
+    calls Paris, then recites the other tools. Those other calls never run,
+    and neither does a call whose text is not the user's (an invented city)
+    or is all asked for already: every text argument must be words of the
+    user's request, and one of them new for that tool.
+    """
+
+    # Per tool the turn called, the text values its calls had (lower-cased).
+    asked: Mapping[str, frozenset[str]]
+    request: str  # the user's words, lower-cased
+
+    def allows(self, name: str, arguments: Mapping[str, Any]) -> bool:
+        """Whether this call asks for more of what the user asked."""
+        texts = texts_of(arguments)
+        return (
+            name in self.asked
+            and bool(texts)
+            and all(text in self.request for text in texts)
+            and not texts <= self.asked[name]
+        )
+
+
+def texts_of(arguments: Mapping[str, Any]) -> frozenset[str]:
+    """A call's text arguments, lower-cased (as `MoreOf` compares them)."""
+    return frozenset(
+        v.strip().lower()
+        for v in arguments.values()
+        if isinstance(v, str) and v.strip()
+    )
