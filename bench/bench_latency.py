@@ -522,7 +522,8 @@ async def main(args: argparse.Namespace) -> None:
             ours = await setup_ours(
                 hass,
                 proxy.base_url,
-                tool_definitions(tools.url),
+                # The eight tools P7 was measured with (get_item came later).
+                [t for t in tool_definitions(tools.url) if t["name"] != "get_item"],
                 model=args.model,
                 agent={CONF_MAX_TOKENS: args.max_tokens} if args.max_tokens else None,
             )

@@ -15,13 +15,8 @@ from typing import Any
 from unittest import mock
 
 from custom_components.http_tools_agent import turn as turn_module
-from custom_components.http_tools_agent.turn import (
-    ANSWER_NUDGE,
-    CLOSING_NUDGE,
-    Ask,
-    Request,
-    Turn,
-)
+from custom_components.http_tools_agent.small_model import ANSWER_NUDGE, CLOSING_NUDGE
+from custom_components.http_tools_agent.turn import Ask, Request, Turn
 
 
 @contextmanager

@@ -255,6 +255,13 @@ def tool_definitions(base: str) -> list[dict[str, Any]]:
             "method": "GET",
         },
         {
+            "name": "get_item",
+            "description": "One item of the shopping list by its id.",
+            "parameters": _obj({"id": item_id}, ["id"]),
+            "url": f"{base}/api/items/{{id}}",
+            "method": "GET",
+        },
+        {
             "name": "add_item",
             "description": "Add an item to the shopping list.",
             "parameters": _obj(

@@ -126,5 +126,7 @@ async def test_an_extra_body_that_cannot_be_used_is_refused(
     assert result["type"] is FlowResultType.FORM
     assert result["errors"] == {"base": error}
     if placeholders is not None:
-        assert placeholders.items() <= result["description_placeholders"].items()
+        assert (
+            placeholders.items() <= (result["description_placeholders"] or {}).items()
+        )
     assert len(setup_integration.subentries) == 1

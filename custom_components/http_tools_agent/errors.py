@@ -47,7 +47,10 @@ def server_message(err: openai.APIStatusError) -> str:
         elif isinstance(body.get("detail"), str):
             message = body["detail"]
     if not message:
-        message = err.response.text or err.message
+        # A page or a traceback, not a message: its first line says enough
+        # (aiohttp's "500 Internal Server Error"), the rest is not speech.
+        text = err.response.text or err.message
+        message = next((line for line in text.splitlines() if line.strip()), "")
     return message.strip()[:MAX_MESSAGE_CHARS]
 
 

@@ -36,7 +36,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from custom_components.http_tools_agent.turn import ANSWER_NUDGE, CLOSING_NUDGE
+from custom_components.http_tools_agent.small_model import ANSWER_NUDGE, CLOSING_NUDGE
 from dev.http_config import seed_http_config
 from dev.loopback import LoopbackServer
 from tests.servers import FakeLLMServer, ToolEndpoint, text_stream, transcript

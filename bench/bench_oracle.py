@@ -1,0 +1,85 @@
+"""P9: what the rules cost a model that is right (the oracle scenarios).
+
+Each scenario of `tests/oracle/scenarios.py` runs against the oracle (a
+scripted model that makes the right calls and answers from their results),
+with calls structured and written as text, for each profile. A scenario
+passes when every call the oracle makes runs in its round, no other tool
+request runs, and its answers are spoken unchanged.
+
+    .venv/bin/python -m bench.bench_oracle [--profiles capable,auto,small]
+"""
+
+from __future__ import annotations
+
+import argparse
+import asyncio
+from collections import defaultdict
+
+from bench._ha import home_assistant, machine, table
+from tests.oracle.run import FORMATS, PROFILES, Outcome, run_scenario
+from tests.oracle.scenarios import SCENARIOS
+
+
+async def run(profiles: list[str]) -> dict[tuple[str, str], list[Outcome]]:
+    """Every scenario, per profile and call format."""
+    results: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
+    for profile in profiles:
+        for fmt in FORMATS:
+            for scenario in SCENARIOS:
+                async with home_assistant() as hass:
+                    outcome = await run_scenario(hass, scenario, profile, fmt)
+                results[profile, fmt].append(outcome)
+    return results
+
+
+def report(results: dict[tuple[str, str], list[Outcome]]) -> None:
+    """The P9 tables: per kind of scenario and overall; what failed."""
+    columns = list(results)
+    kinds = list(dict.fromkeys(o.kind for o in next(iter(results.values()))))
+    rows = []
+    for kind in [*kinds, "all"]:
+        row = [kind]
+        for column in columns:
+            sel = [o for o in results[column] if kind in ("all", o.kind)]
+            row.append(f"{sum(o.passed for o in sel)}/{len(sel)}")
+        rows.append(row)
+    table(
+        "P9: scenarios where every call the oracle makes runs in its round and "
+        "its answer is spoken unchanged",
+        ("scenarios", *(f"{p} · {f}" for p, f in columns)),
+        rows,
+    )
+    failed = [
+        (f"{p} · {f}", o.scenario, _why(o))
+        for (p, f), outcomes in results.items()
+        for o in outcomes
+        if not o.passed
+    ]
+    if failed:
+        table(
+            "P9: what failed, and why", ("profile · calls", "scenario", "why"), failed
+        )
+
+
+def _why(outcome: Outcome) -> str:
+    reasons = []
+    if not outcome.every_call_ran:
+        reasons.append("a call of the oracle did not run")
+    if outcome.unasked_requests:
+        reasons.append(f"{outcome.unasked_requests} request(s) it did not make")
+    if not outcome.answers_spoken:
+        reasons.append(f"spoken {outcome.spoken!r}, not {outcome.expected!r}")
+    return "; ".join(reasons)
+
+
+def main() -> None:
+    """Run P9 and print its tables."""
+    parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
+    parser.add_argument("--profiles", default=",".join(PROFILES))
+    args = parser.parse_args()
+    print(f"Machine: {machine()}")
+    report(asyncio.run(run(args.profiles.split(","))))
+
+
+if __name__ == "__main__":
+    main()

@@ -1,0 +1,95 @@
+"""Run one P9 scenario through Home Assistant and score it.
+
+A scenario passes for a profile when every call the oracle makes runs, in
+its round, no tool request runs that the oracle did not make, and each of
+its answers is spoken unchanged. Used by the tests (`test_oracle.py`) and
+the benchmark (`bench/bench_oracle.py`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from homeassistant.const import CONF_LLM_HASS_API
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import llm
+
+from custom_components.http_tools_agent.const import CONF_PROFILE
+from dev.tool_server import DemoToolServer
+from tests.house import async_demo_house
+from tests.kit import API_ID, add_agent, converse, server_entry, speech
+
+from .model import OracleModel
+from .scenarios import Scenario
+
+# The profile settings P9 compares; `auto` on a model whose size nothing
+# tells (`local`): what a new user of a 7B model behind an alias gets.
+PROFILES = ("capable", "auto", "small")
+FORMATS = ("structured", "text")
+# The assist tools a scenario may call (everything else is an HTTP tool).
+ASSIST_TOOLS = frozenset({"HassTurnOn", "HassTurnOff"})
+
+
+@dataclass(slots=True)
+class Outcome:
+    """How a scenario went for one profile and call format."""
+
+    scenario: str
+    kind: str
+    every_call_ran: bool
+    answers_spoken: bool
+    unasked_requests: int
+    spoken: list[str]
+    expected: list[str]
+
+    @property
+    def passed(self) -> bool:
+        """Every call ran in its round, nothing else ran, answers unchanged."""
+        return self.every_call_ran and self.answers_spoken and not self.unasked_requests
+
+
+async def run_scenario(
+    hass: HomeAssistant,
+    scenario: Scenario,
+    profile: str,
+    fmt: str,
+    agent: dict[str, Any] | None = None,
+) -> Outcome:
+    """One conversation of the scenario with the oracle on a fresh agent."""
+    text_format = scenario.text_format if fmt == "text" else "structured"
+    apis = [API_ID, llm.LLM_API_ASSIST] if scenario.assist else [API_ID]
+    if scenario.assist:
+        await async_demo_house(hass)
+    async with (
+        DemoToolServer() as tools,
+        OracleModel(steps=scenario.steps, fmt=text_format) as oracle,
+    ):
+        entry = server_entry(
+            oracle.base_url,
+            options={"tools": tools.tools(list(scenario.tools))},
+            agent={CONF_PROFILE: profile, CONF_LLM_HASS_API: apis, **(agent or {})},
+        )
+        agent_id = await add_agent(hass, entry)
+        spoken: list[str] = []
+        conversation_id = None
+        for step in scenario.steps:
+            result = await converse(
+                hass, step.user, agent_id=agent_id, conversation_id=conversation_id
+            )
+            conversation_id = result.conversation_id
+            spoken.append(speech(result))
+        http_calls = sum(
+            len([c for c in seen.calls if c.name not in ASSIST_TOOLS])
+            for seen in oracle.seen
+        )
+        await hass.config_entries.async_unload(entry.entry_id)
+        return Outcome(
+            scenario.name,
+            scenario.kind,
+            oracle.every_call_ran,
+            spoken == oracle.answers,
+            max(len(tools.requests) - http_calls, 0),
+            spoken,
+            list(oracle.answers),
+        )
