@@ -150,12 +150,15 @@ def hooked(word: str) -> Check:
     return check
 
 
-# What our agent says itself when the model does not answer: no answer of
-# the model's (`speech.py`, English).
+# What our agent says itself when the model does not answer, besides the
+# results read out (counted by the `agent_answered` quirk): no answer of
+# the model's (`speech.py`, English; "Done. The tool " in runs before
+# profiles).
 AGENT_FALLBACKS = (
     "The model gave no answer.",
     "I used all ",
     "Done. The tool ",
+    "Sorry, I didn't do that",
 )
 
 
@@ -511,7 +514,12 @@ def p4_tables(results: dict[str, list[Outcome]]) -> None:
         every = results[name]
         row += [
             str(sum(o.markup for o in every)),
-            str(sum(not model_answered(o.answer) for o in every)),
+            str(
+                sum(
+                    not model_answered(o.answer) or bool(o.quirks.get("agent_answered"))
+                    for o in every
+                )
+            ),
             f"{sum(o.seconds for o in every) / max(len(every), 1):.1f}",
         ]
         summary.append(tuple(row))

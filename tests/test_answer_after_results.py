@@ -113,7 +113,7 @@ async def test_calls_on_the_answer_request_do_not_run(
 
     result = await converse(hass, "What's the weather in Rome?")
 
-    assert speech(result).startswith("Done. The tool get weather returned: Rome")
+    assert speech(result) == "Rome: ☀️ +14°C."
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
     assert shapes(llm_server) == [
         ("auto", "round"),
@@ -183,9 +183,7 @@ async def test_a_call_for_what_the_user_did_not_name_runs_not(
 
     result = await converse(hass, "Weather in Rome and Paris?")
 
-    assert speech(result) == (
-        "Done. The tool get weather returned: Rome: ☀️ +14°C; Paris: ☀️ +14°C"
-    )
+    assert speech(result) == ("Rome: ☀️ +14°C; Paris: ☀️ +14°C.")
     assert sorted(r.path for r in tool_endpoint.requests) == [
         "/weather/Paris",
         "/weather/Rome",
@@ -244,7 +242,7 @@ async def test_an_empty_result_read_out_says_nothing_came_back(
 
     result = await converse(hass, "What's on my list?")
 
-    assert speech(result) == "Done. The tool list items returned nothing."
+    assert speech(result) == "I found nothing."
     assert [r.path for r in tool_endpoint.requests] == ["/empty"]
 
 

@@ -41,6 +41,7 @@ from .call_policy import (
 from .client import async_complete, async_stream_completion
 from .engine.textcalls import FilterOutput, TextCallFilter
 from .errors import MalformedResponse, llm_error_handler
+from .honesty import SentenceCheck, SpokenCheck, Withheld
 from .llm_api import RESULT_KEY
 from .small_model import (
     ALL_TOOLS_ERROR,
@@ -118,6 +119,8 @@ class CompletionStream:
     rules: Rules = PLAIN
     # Calls written in tool results: never run (`call_policy.DataCalls`).
     data_calls: DataCalls | None = None
+    # Checks each sentence before it is spoken (`honesty.py`); None: none.
+    sentence_check: SentenceCheck | None = None
     # Recitals of the tool list refused in this turn: the same one again is
     # taken as meant.
     refused_recitals: set[frozenset[str]] = field(default_factory=set)
@@ -148,6 +151,7 @@ class CompletionStream:
     usage: dict[str, Any] | None = None
     timings: dict[str, Any] | None = None
     _filter: TextCallFilter = field(init=False)
+    _spoken: SpokenCheck | None = field(init=False, default=None)
     # Calls being assembled, in arrival order; `_slots` maps the server's
     # `index` to the call it is currently filling.
     _partial: dict[int, _PartialCall] = field(default_factory=dict)
@@ -162,6 +166,13 @@ class CompletionStream:
         self._filter = TextCallFilter(
             self.tool_schemas, after_tool_results=self.after_tool_results
         )
+        if self.sentence_check is not None:
+            self._spoken = SpokenCheck(self.sentence_check)
+
+    @property
+    def withheld(self) -> Withheld | None:
+        """Why the reply's words (from some sentence on) were not spoken."""
+        return self._spoken.reason if self._spoken is not None else None
 
     @property
     def repeats(self) -> int:
@@ -200,6 +211,7 @@ class CompletionStream:
             and not self.calls
             and not self.repeats
             and not self.dropped
+            and self.withheld is None
         )
 
     async def async_run(
@@ -292,6 +304,9 @@ class CompletionStream:
     def _finish(self) -> list[Delta]:
         """End of the reply: flush held text and unfinished calls."""
         deltas = self._filtered(self._filter.finish())
+        if self._spoken is not None and (rest := self._spoken.finish()):
+            self.text += rest
+            deltas.append({"content": rest})
         deltas.extend(self._flush_partials())
         return deltas
 
@@ -325,9 +340,12 @@ class CompletionStream:
             self.thinking += out.thinking
             self.held += out.held
             deltas.append({"thinking_content": out.thinking})
-        if out.text:
-            self.text += out.text
-            deltas.append({"content": out.text})
+        spoken = out.text
+        if spoken and self._spoken is not None:
+            spoken = self._spoken.feed(spoken)
+        if spoken:
+            self.text += spoken
+            deltas.append({"content": spoken})
         for call in out.calls:
             deltas.extend(self._call(call.name, dict(call.arguments), ""))
         for problem in out.problems:

@@ -37,8 +37,9 @@ from .context_fit import ContextWindow
 from .delta_stream import CompletionStream, Delta
 from .engine.speakable import speakable
 from .errors import ContextOverflowError
+from .honesty import Withheld
 from .llm_api import RESULT_KEY, AgentScope
-from .openai_format import ChatTools, chat_tools
+from .openai_format import AgentWords, ChatTools, chat_tools, tool_result_text
 from .profiles import ProfileChoice, choose_profile
 from .runtime import HttpToolsConfigEntry
 from .speech import async_spoken_message
@@ -63,24 +64,32 @@ def _failed(content: conversation.ToolResultContent) -> bool:
     return content.result.error or (isinstance(text, str) and text.startswith("Error:"))
 
 
-def _results_in_words(chat_log: conversation.ChatLog) -> dict[str, str] | None:
-    """The successful HTTP tool results of this turn, as words."""
-    tools: list[str] = []
+def _results_in_words(
+    chat_log: conversation.ChatLog, read_only: frozenset[str]
+) -> tuple[str, dict[str, str]] | None:
+    """This turn's successful results as an answer ("Rome: sunny, 16 °C.",
+    "apples (3), bananas (6), milk (1).", "Done: eggs (1)."), as a spoken
+    message key and its placeholders; None when no call succeeded."""
     texts: list[str] = []
+    acted = ran = False
     for content in this_turn(chat_log)[1]:
-        if not isinstance(content, conversation.ToolResultContent):
+        if not isinstance(content, conversation.ToolResultContent) or _failed(content):
             continue
         text = content.result.data.get(RESULT_KEY)
-        if _failed(content) or not isinstance(text, str) or not text.strip():
-            continue
+        if not isinstance(text, str):
+            text = tool_result_text(content.result)
+        ran = True
+        acted = acted or content.tool_name not in read_only
         if (words := speakable(text).strip()) and words not in texts:
             texts.append(words)
-        tool = content.tool_name.rsplit("__", 1)[-1].replace("_", " ")
-        if tool not in tools:
-            tools.append(tool)
-    if not tools:
+    if not ran:
         return None
-    return {"tool": " and ".join(tools), "result": "; ".join(texts)}
+    result = "; ".join(texts).rstrip(".") + "." if texts else ""
+    if acted:
+        return ("tool_result_done", {"result": result}) if texts else ("done", {})
+    if texts:
+        return "tool_result_only", {"result": result}
+    return "tool_result_empty", {}
 
 
 def _round_failed(chat_log: conversation.ChatLog) -> bool:
@@ -193,7 +202,7 @@ class HttpToolsAgentEntity(Entity):
             # Calls kept coming until the rounds ran out.
             exhausted = rounds
             await self._async_ask_closing(chat_log, turn)
-        await self._async_answer_if_silent(chat_log, language, exhausted)
+        await self._async_answer_if_silent(chat_log, turn, language, exhausted)
 
     def _note_required_answered(self, turn: Turn, reply: CompletionStream) -> None:
         """The server does not enforce `required` (llama-cpp-python, small
@@ -240,6 +249,8 @@ class HttpToolsAgentEntity(Entity):
         if (tokens := (reply.usage or {}).get("prompt_tokens")) is not None:
             turn.context.calibrate(request.chars, tokens)
         self._note_quirks(reply)
+        if reply.withheld is not None:
+            return await self._async_after_withheld(chat_log, turn, ask, reply)
         if stream and reply.empty:
             if reply.thinking.strip() and reply.finish_reason == "length":
                 # Thinking used up `max_tokens`: asking again would too.
@@ -253,6 +264,27 @@ class HttpToolsAgentEntity(Entity):
             else:
                 return await self._async_reask_unstreamed(chat_log, turn, ask)
         return reply
+
+    async def _async_after_withheld(
+        self,
+        chat_log: conversation.ChatLog,
+        turn: Turn,
+        ask: Ask,
+        reply: CompletionStream,
+    ) -> CompletionStream:
+        """A reply whose words were not spoken (`honesty.py`): it narrated a
+        call, claimed an action no tool did, or restated the agent's
+        instruction. Asked once more, saying why; after a second such reply
+        the agent says that nothing was done (`_async_answer_if_silent`)."""
+        assert reply.withheld is not None
+        self.entry.runtime_data.record_quirk(reply.withheld.value)
+        if reply.calls or ask is Ask.CLOSING or turn.retried is not None:
+            return reply  # it called (only its words were not said), or: done
+        if reply.withheld is Withheld.INSTRUCTION and turn.seen_calls:
+            return reply  # the agent reads the results out
+        LOGGER.debug("Reply not spoken (%s); asking once more", reply.withheld)
+        turn.retried = reply.withheld
+        return await self._async_ask(chat_log, turn, Ask.RETRY)
 
     def _note_quirks(self, reply: CompletionStream) -> None:
         """Count what the agent made up for (diagnostics)."""
@@ -337,27 +369,37 @@ class HttpToolsAgentEntity(Entity):
     async def _async_answer_if_silent(
         self,
         chat_log: conversation.ChatLog,
+        turn: Turn,
         language: str | None,
         exhausted_rounds: int | None,
     ) -> None:
-        """Never leave the user with silence: say what happened."""
+        """Never leave the user with silence, and never with a claim: say
+        what happened, in words that are the agent's own (marked so in the
+        chat log: `openai_format` never sends them as the model's)."""
         last = chat_log.content[-1]
         if isinstance(last, conversation.AssistantContent) and (
             last.content and last.content.strip()
         ):
             return
         placeholders = {"rounds": str(exhausted_rounds)}
-        if (result := _results_in_words(chat_log)) is not None:
+        result = _results_in_words(chat_log, turn.offered.read_only)
+        if turn.retried in (Withheld.NARRATION, Withheld.CLAIM):
+            # Twice a narration or a claim, never the call: nothing was done.
+            key = "nothing_done"
+        elif result is not None:
             # A weak model that ran tools but could not put their results
             # into words (even when its rounds ran out): read the results.
-            # ("[]", an empty list, has no words: "returned nothing".)
-            key = "tool_result_only" if result["result"] else "tool_result_empty"
-            placeholders |= result
+            key, placeholders = result
         elif exhausted_rounds is not None:
             key = "rounds_exhausted"
         else:
             key = "empty_answer"
+        self.entry.runtime_data.record_quirk("agent_answered")
         text = await async_spoken_message(self.hass, language, key, placeholders)
+        # Later requests show the results as the answer, never these words.
+        history = result[1].get("result") if result is not None else None
         chat_log.async_add_assistant_content_without_tools(
-            conversation.AssistantContent(agent_id=self.entity_id, content=text)
+            conversation.AssistantContent(
+                agent_id=self.entity_id, content=text, native=AgentWords(history)
+            )
         )

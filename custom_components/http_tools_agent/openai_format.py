@@ -31,6 +31,18 @@ DATE_TIME_TOOL = DateTimeTool.name
 type ToolSchemas = dict[str, dict[str, Any]]
 
 
+@dataclass(frozen=True, slots=True)
+class AgentWords:
+    """Marks what the agent said itself (the `native` of its chat log
+    content): never sent to the model as words the model wrote, which it
+    would copy ("Done. The tool … returned …" became "Done. The tool
+    delete_item called with id 3." with no call). Later requests carry
+    `history` in its place (the turn's results as an answer), or, when it is
+    None, leave the turn out if it made no call."""
+
+    history: str | None = None
+
+
 def tool_json_schema(
     tool: llm.Tool, custom_serializer: Callable[[Any], Any] | None
 ) -> dict[str, Any]:
@@ -172,9 +184,24 @@ def chat_messages(
                 if (result := results.get(call.id)) is not None:
                     messages.append(tool_message(result))
                     answered.add(call.id)
+        elif isinstance(content.native, AgentWords):
+            _add_agent_words(messages, content.native)
         elif content.content or content.tool_calls:
             # A reply that produced nothing is left out: servers reject it.
             messages.append(
                 _assistant(content.content or "", list(content.tool_calls or ()))
             )
     return messages
+
+
+def _add_agent_words(
+    messages: list[ChatCompletionMessageParam], words: AgentWords
+) -> None:
+    """What stands for the agent's own words in a request (`AgentWords`)."""
+    if words.history:
+        messages.append(_assistant(words.history, []))
+        return
+    if messages and messages[-1]["role"] == "user":
+        # A turn that made no call and got no answer of the model's: it
+        # holds nothing to go on (and templates want user, assistant, user).
+        messages.pop()

@@ -39,6 +39,11 @@ class Rules:
     # the 0.5B model then repeats its call instead of answering (0/10 ->
     # 10/10 weather answers).
     closing_nudge: bool = False
+    # A reply that says an action was done ("Eggs have been added") when the
+    # user asked for one and no tool that changes something ran is not
+    # spoken: asked once more, then the agent says nothing was done
+    # (`honesty.claims_action`).
+    claims_need_calls: bool = False
 
 
 PLAIN = Rules()
@@ -47,6 +52,7 @@ SMALL_RULES = Rules(
     schema_as_arguments=True,
     answer_request=True,
     closing_nudge=True,
+    claims_need_calls=True,
 )
 
 

@@ -20,6 +20,7 @@ from openai.types.chat import (
     ChatCompletionMessageParam,
     ChatCompletionSystemMessageParam,
     ChatCompletionToolMessageParam,
+    ChatCompletionUserMessageParam,
 )
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
@@ -28,6 +29,14 @@ from .call_policy import DataCalls
 from .context_fit import ContextWindow, answer_reserve, request_chars
 from .delta_stream import CompletionStream
 from .examples import examples_text
+from .honesty import (
+    SentenceCheck,
+    Withheld,
+    asks_for_action,
+    claims_action,
+    echoes_instruction,
+    narrates_call,
+)
 from .openai_format import ChatTools, chat_messages, tool_result_text
 from .profiles import Evidence, Profile, ProfileChoice
 from .server_info import ServerInfo
@@ -41,6 +50,25 @@ from .small_model import (
     texts_of,
 )
 from .stable_prompt import MessageNotes
+
+
+def _with_instruction(
+    message: ChatCompletionMessageParam, instruction: str
+) -> ChatCompletionMessageParam:
+    """The message with the agent's instruction after its text (the user's
+    question or the last tool result: every chat template takes those)."""
+    content = message.get("content")
+    if message["role"] == "user" and isinstance(content, str):
+        return ChatCompletionUserMessageParam(
+            role="user", content=f"{content}\n\n{instruction}"
+        )
+    if message["role"] == "tool" and isinstance(content, str):
+        return ChatCompletionToolMessageParam(
+            role="tool",
+            tool_call_id=message["tool_call_id"],
+            content=f"{content}\n\n{instruction}",
+        )
+    return message
 
 
 def this_turn(
@@ -63,6 +91,23 @@ class Ask(Enum):
     # (`MoreOf`).
     ANSWER = "answer"
     CLOSING = "closing"  # the answer; no call runs (`tool_choice: none`)
+    # Once more after a reply that was not spoken (`honesty.py`): it narrated
+    # a call, claimed an action no tool did, or restated the instruction.
+    RETRY = "retry"
+
+
+# What the request after a withheld reply says (on its last message).
+RETRY_NUDGES = {
+    Withheld.NARRATION: (
+        "You described a tool call instead of making it. Make the call now, "
+        "or say in plain words that you cannot."
+    ),
+    Withheld.CLAIM: (
+        "Nothing has been done yet: no tool that does it ran. Call the tool "
+        "now, or say in plain words that you cannot."
+    ),
+    Withheld.INSTRUCTION: "Answer the user in plain words.",
+}
 
 
 def turn_rules(options: AgentOptions, profile: ProfileChoice) -> Rules:
@@ -114,6 +159,10 @@ class Turn:
     refitted: bool = False
     # ... and the server did not say its size: every earlier turn is left out.
     drop_history: bool = False
+    # A tool that changes something ran this turn (not only reads).
+    changed: bool = False
+    # Why a reply of this turn was asked again (`Ask.RETRY`, once a turn).
+    retried: Withheld | None = None
 
     data_calls: DataCalls = field(init=False)
 
@@ -142,6 +191,33 @@ class Turn:
                     content.tool_call_id, tool_result_text(content.result)
                 )
 
+    def sentence_check(self) -> SentenceCheck | None:
+        """What each sentence of the next reply is checked for before it is
+        spoken (`honesty.py`), or None."""
+        narration = bool(self.tools) and not self.calls_run
+        claims = (
+            self.rules.claims_need_calls
+            and not self.changed
+            and asks_for_action(this_turn(self.chat_log)[0])
+        )
+        instruction = bool(self.seen_calls) and (
+            self.rules.answer_request or self.rules.closing_nudge
+        )
+        if not (narration or claims or instruction):
+            return None
+        names = list(self.schemas)
+
+        def check(sentence: str) -> Withheld | None:
+            if narration and narrates_call(sentence, names):
+                return Withheld.NARRATION
+            if claims and claims_action(sentence):
+                return Withheld.CLAIM
+            if instruction and echoes_instruction(sentence):
+                return Withheld.INSTRUCTION
+            return None
+
+        return check
+
     def reply(self, ask: Ask = Ask.ROUND) -> CompletionStream:
         """A new reply to read; on the closing request its calls never run."""
         self._read_results()
@@ -156,12 +232,14 @@ class Turn:
             data_calls=self.data_calls,
             refused_recitals=self.refused_recitals,
             more_of=self._more_of() if ask is Ask.ANSWER else None,
+            sentence_check=self.sentence_check(),
         )
 
     def after_round(self, reply: CompletionStream) -> None:
         """A call that changed something ran: reading again may show the
         change, so earlier reads are no repeats any more."""
         if any(name not in self.offered.read_only for name in reply.released):
+            self.changed = True
             self.seen_calls -= {
                 key
                 for key in self.seen_calls
@@ -222,6 +300,8 @@ class Turn:
                 tool_call_id=last["tool_call_id"],
                 content=f"{last['content']}\n\n{nudge}",
             )
+        if ask is Ask.RETRY and self.retried is not None:
+            messages[-1] = _with_instruction(messages[-1], RETRY_NUDGES[self.retried])
         messages = self._fit(messages)
         params = CompletionCreateParamsBase(
             model=self.options.model,

@@ -11,17 +11,23 @@ from custom_components.http_tools_agent.engine.speakable import speakable
     ("result", "spoken"),
     [
         ("Rome: ☀️ +14°C\n", "Rome: ☀️ +14°C"),
-        ('{"id": "4", "name": "bread", "qty": 1}', "id 4, name bread, qty 1"),
+        # Things with a name are said by it, with their one number.
+        ('{"id": "4", "name": "bread", "qty": 1}', "bread (1)"),
         (
             '[{"id": "1", "name": "milk", "qty": 2}, {"id": "2", "name": "eggs", "qty": 12}]',
-            "id 1, name milk, qty 2; id 2, name eggs, qty 12",
+            "milk (2), eggs (12)",
         ),
+        ('[{"title": "Rain tomorrow", "id": 7}]', "Rain tomorrow"),
+        ('{"name": "lamp", "watts": 40, "lumens": 470}', "lamp"),
+        # Other JSON is flattened to words.
+        ('{"deleted": "3"}', "deleted 3"),
         ('{"ok": true, "note": null, "temp_c": 14.0}', "ok yes, temp c 14"),
         ("HTTP 204", "HTTP 204"),
     ],
 )
 def test_results_become_words(result: str, spoken: str) -> None:
-    """JSON is flattened to words; text keeps its words, not its layout."""
+    """JSON becomes words that sound like an answer; text keeps its words,
+    not its layout."""
     assert speakable(result) == spoken
 
 

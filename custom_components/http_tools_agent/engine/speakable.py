@@ -1,8 +1,10 @@
 """A tool's result as words a text-to-speech engine can read.
 
 Used when a weak model gives no answer after its tools ran: reading the
-result (flattened from JSON: `id 4, name bread, qty 1`) tells the user what
-happened, which beats both silence and "open brace quote id quote…".
+result tells the user what happened, which beats both silence and "open
+brace quote id quote…". It should sound like an answer: things with a name
+are said by it, with their one number (`apples (3), bananas (6), milk (1)`);
+other JSON is flattened to words (`deleted 3`, `temperature 16`).
 """
 
 from __future__ import annotations
@@ -14,7 +16,41 @@ DEFAULT_LIMIT = 300
 _ELLIPSIS = "…"
 
 
+# Fields that name a thing, in the order they are preferred.
+_LABELS = ("name", "title", "label", "summary", "text", "message", "description")
+
+
+def _named(value: dict[str, Any]) -> str | None:
+    """`name (number)` for a thing with a name, else None."""
+    label = next(
+        (
+            value[k]
+            for k in _LABELS
+            if isinstance(value.get(k), str) and value[k].strip()
+        ),
+        None,
+    )
+    if label is None:
+        return None
+    numbers = [
+        v
+        for k, v in value.items()
+        if k not in _LABELS
+        and k != "id"
+        and isinstance(v, int | float)
+        and not isinstance(v, bool)
+    ]
+    label = " ".join(label.split())
+    return f"{label} ({_words(numbers[0])})" if len(numbers) == 1 else label
+
+
 def _words(value: Any) -> str:
+    if isinstance(value, dict) and (named := _named(value)) is not None:
+        return named
+    if isinstance(value, list) and value and all(isinstance(v, dict) for v in value):
+        names = [_named(v) for v in value]
+        if all(n is not None for n in names):
+            return ", ".join(n for n in names if n)
     if isinstance(value, dict):
         return ", ".join(
             f"{str(key).replace('_', ' ')} {_words(item)}".strip()

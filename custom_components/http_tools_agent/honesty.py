@@ -1,0 +1,206 @@
+"""Say only what happened: a reply's words against what ran.
+
+Three things a reply may say that are not an answer, in English, Italian and
+Spanish:
+
+- it narrates a call instead of making it (`narrates_call`): "Done. The tool
+  get_weather called with city Oslo.", "I'll call the delete_item tool";
+  an offered tool's name as a model writes it (`delete_item`,
+  `HassTurnOn`) or words that describe calling a tool;
+- it confirms an action (`claims_action`): "Eggs have been added", "Ho
+  eliminato l'articolo", "He encendido la luz"; true only when a tool that
+  changes something ran, so it counts only when the user asked for an action
+  (`asks_for_action`);
+- it repeats the agent's own instruction to the model
+  (`echoes_instruction`): "The user asked: …", "using the tool results above".
+
+`SpokenCheck` holds each sentence of a reply until it is complete and checks
+it before it is spoken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from enum import StrEnum
+import re
+
+# Words that describe calling a tool, or a tool's result as a log would.
+_NARRATION = re.compile(
+    r"|".join(
+        (
+            # English
+            r"\b(?:call(?:ed|ing|s)?|invok(?:e|ed|es|ing)|execut(?:e|ed|es|ing)|"
+            r"us(?:e|ed|es|ing)|run(?:s|ning)?)\s+(?:the\s+|a\s+)?"
+            r"(?:`?\w+`?\s+)?(?:tool|function)s?\b",
+            r"\b(?:tool|function)\s+call(?:s|ed)?\b",
+            r"\bcalled\s+with\b",
+            r"\bthe\s+(?:tool|function)\s+`?[\w ]{2,40}?`?\s+"
+            r"(?:returned|returns|called|with|gave|says)\b",
+            # Italiano
+            r"\b(?:chiam|invoc|esegu|us)\w*\s+(?:lo\s+|la\s+|il\s+|l'|un\s+|una\s+)?"
+            r"(?:strumento|funzione|tool)\b",
+            r"\blo\s+strumento\s+`?\w+_\w+",
+            # Español
+            r"\b(?:llam|invoc|ejecut|us)\w*\s+(?:a\s+)?(?:la\s+|el\s+|una\s+|un\s+)?"
+            r"(?:herramienta|funci[oó]n|tool)\b",
+            r"\bla\s+herramienta\s+`?\w+_\w+",
+        )
+    ),
+    re.IGNORECASE,
+)
+
+# A tool name as a model writes it in a narration: with an underscore, or in
+# CamelCase (Assist's intents), as a word of its own.
+_IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+|(?:[A-Z][a-z0-9]+){2,}")
+
+
+def narrates_call(text: str, tools: Iterable[str]) -> bool:
+    """Whether `text` describes calling a tool rather than answering."""
+    if _NARRATION.search(text):
+        return True
+    names = {name.rpartition("__")[2] for name in tools}
+    names = {name for name in names if _IDENTIFIER.fullmatch(name)}
+    return any(
+        re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, re.IGNORECASE)
+        for name in names
+    )
+
+
+# A confirmation that something was done.
+_CLAIM = re.compile(
+    r"|".join(
+        (
+            # English
+            r"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)?been\s+"
+            r"(?:successfully\s+)?(?:added|removed|deleted|sent|set|updated|changed|"
+            r"created|turned|switched|notified|scheduled|saved|put|placed|cleared)\b",
+            r"\bI(?:'ve|\s+have)?\s+(?:just\s+|now\s+|successfully\s+)?"
+            r"(?:added|removed|deleted|sent|set|updated|changed|created|turned|"
+            r"switched|notified|scheduled|saved|put|placed|cleared|informed|told)\b",
+            r"\b(?:is|are)\s+now\s+(?:on|off|set|turned|switched|added|removed|gone)\b",
+            r"\b(?:successfully|now)\s+(?:added|removed|deleted|sent|updated|set)\b",
+            r"^\W*done\b",
+            # Italiano
+            r"\b(?:ho|abbiamo)\s+(?:appena\s+|ora\s+)?(?:aggiunt|rimoss|eliminat|"
+            r"cancellat|inviat|mandat|impostat|aggiornat|modificat|acces|spent|"
+            r"salvat|messo|tolt|avvisat)\w*",
+            r"\b(?:è|e'|sono)\s+stat[oaie]\s+(?:aggiunt|rimoss|eliminat|cancellat|"
+            r"inviat|mandat|impostat|aggiornat|modificat|acces|spent|salvat|mess|tolt)\w*",
+            r"\b(?:è|sono)\s+(?:ora|adesso)\s+(?:acces|spent|attiv|impostat)\w*",
+            r"\b(?:è|sono)\s+(?:acces|spent)[aoie]\b",
+            r"^\W*fatto\b",
+            # Español
+            r"\b(?:he|hemos)\s+(?:ya\s+)?(?:añadid|agregad|eliminad|borrad|quitad|"
+            r"enviad|mandad|actualizad|cambiad|encendid|apagad|guardad|puest|avisad)\w*",
+            r"\b(?:ha|han)\s+sido\s+(?:añadid|agregad|eliminad|borrad|quitad|enviad|"
+            r"mandad|actualizad|cambiad|encendid|apagad|guardad)\w*",
+            r"\b(?:está|están)\s+(?:ahora\s+)?(?:encendid|apagad)\w*",
+            r"^\W*(?:hecho|listo)\b",
+        )
+    ),
+    re.IGNORECASE | re.MULTILINE,
+)
+
+# A request for an action (an imperative, or "I need …"), not a question.
+_ACTION = re.compile(
+    r"|".join(
+        (
+            r"\b(?:add|put|remove|delete|take|send|notify|tell|let|set|change|"
+            r"update|turn|switch|open|close|lock|unlock|start|stop|trigger|ping|"
+            r"make|increase|decrease|clear|erase|create|save|buy|dim|raise|lower)\b",
+            r"\b(?:aggiungi|metti|togli|rimuovi|elimina|cancella|manda|invia|avvisa|"
+            r"di'|dì|imposta|cambia|aggiorna|accendi|spegni|apri|chiudi|avvia|"
+            r"ferma|crea|salva|alza|abbassa)\b",
+            r"\b(?:añade|agrega|pon|quita|elimina|borra|envía|envia|manda|avisa|"
+            r"dile|cambia|actualiza|enciende|apaga|abre|cierra|inicia|"
+            r"crea|guarda|sube|baja)\b",
+        )
+    ),
+    re.IGNORECASE,
+)
+
+
+def asks_for_action(request: str) -> bool:
+    """Whether the user's words ask for something to be done."""
+    return bool(_ACTION.search(request))
+
+
+def claims_action(text: str) -> bool:
+    """Whether `text` says that something was done."""
+    return bool(_CLAIM.search(text))
+
+
+# The agent's own instruction to the model (`small_model`), as models
+# restate it.
+_INSTRUCTION = re.compile(
+    r"\bthe\s+user(?:'s\s+question\s+is|\s+asked)\s*[:\"“]|"
+    r"\btool\s+(?:results?|responses?)\s+(?:above|provides?)\b|"
+    r"\banswer\s+the\s+user's\s+question\b",
+    re.IGNORECASE,
+)
+
+
+def echoes_instruction(text: str) -> bool:
+    """Whether `text` repeats the agent's instruction instead of answering."""
+    return bool(_INSTRUCTION.search(text))
+
+
+# Where a sentence ends (the check runs on whole sentences).
+SENTENCE_END = re.compile(r"(?<=[.!?…:;])\s+|\n")
+
+
+class Withheld(StrEnum):
+    """Why a reply's words were not spoken."""
+
+    NARRATION = "narrated_call"
+    CLAIM = "claim_without_call"
+    INSTRUCTION = "echoed_instruction"
+
+
+type SentenceCheck = Callable[[str], Withheld | None]
+
+
+class SpokenCheck:
+    """Holds a reply's words sentence by sentence and checks each before it
+    is spoken: from the first sentence that fails, nothing more is spoken.
+
+    Text-to-speech starts on whole sentences anyway (Home Assistant streams
+    to it after the first 60 characters), so a sentence's wait costs a voice
+    user nothing.
+    """
+
+    __slots__ = ("_check", "_pending", "reason", "withheld")
+
+    def __init__(self, check: SentenceCheck) -> None:
+        """Check each sentence with `check` (a reason, or None when fine)."""
+        self._check = check
+        self._pending = ""
+        self.reason: Withheld | None = None
+        self.withheld = ""
+
+    def feed(self, text: str) -> str:
+        """Take a piece of the reply; return what may be spoken now."""
+        if self.reason is not None:
+            self.withheld += text
+            return ""
+        self._pending += text
+        spoken = ""
+        while (end := SENTENCE_END.search(self._pending)) is not None:
+            sentence = self._pending[: end.end()]
+            if (reason := self._check(sentence)) is not None:
+                self.reason = reason
+                self.withheld, self._pending = self._pending, ""
+                return spoken
+            spoken += sentence
+            self._pending = self._pending[end.end() :]
+        return spoken
+
+    def finish(self) -> str:
+        """The reply ended: check what is left."""
+        rest, self._pending = self._pending, ""
+        if self.reason is None and rest.strip():
+            self.reason = self._check(rest)
+        if self.reason is not None:
+            self.withheld += rest
+            return ""
+        return rest
