@@ -311,7 +311,7 @@ def test_broken_refs_are_refused_without_fetching(ref: str, message: str) -> Non
         _read(data)
     assert message in str(err.value)
     assert "(at components.schemas.Lights.allOf.0)" in str(err.value)
-    assert err.value.reason == "broken_ref"
+    assert err.value.kind == "broken_ref"
 
 
 @pytest.mark.parametrize(
@@ -333,7 +333,7 @@ def test_documents_that_are_not_openapi(raw: bytes, reason: str, message: str) -
     """Each says what is wrong."""
     with pytest.raises(OpenApiError, match=message) as err:
         read_document(raw)
-    assert err.value.reason == reason
+    assert err.value.kind == reason
 
 
 def test_a_webhooks_only_document_has_nothing_to_import() -> None:
@@ -354,7 +354,7 @@ def test_size_limits() -> None:
         bomb += f"a{level}: &a{level} [{refs}]\n"
     with pytest.raises(OpenApiError, match="YAML aliases") as err:
         read_document(bomb)
-    assert err.value.reason == "too_large"
+    assert err.value.kind == "too_large"
 
 
 def test_server_url_rules() -> None:

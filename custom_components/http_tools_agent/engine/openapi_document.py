@@ -59,12 +59,12 @@ _VALIDATORS: dict[str, type[SpecValidator]] = {
 
 
 class OpenApiError(ValueError):
-    """The document cannot be used; ``reason`` is a short key for forms."""
+    """The document cannot be used; ``kind`` is a short key (``broken_ref``...)."""
 
-    def __init__(self, reason: str, message: str) -> None:
-        """Keep the reason key; the message says what is wrong."""
+    def __init__(self, kind: str, message: str) -> None:
+        """Keep the kind; the message says what is wrong."""
         super().__init__(message)
-        self.reason = reason
+        self.kind = kind
 
 
 def _yaml_loader() -> type[yaml.SafeLoader]:
