@@ -155,6 +155,9 @@ class OpenApiImportSteps(OptionsFlow):
             if search != self._openapi_search:
                 self._openapi_search = search
             elif self._openapi_chosen:
+                # The tools follow the document's order, not the ticking's.
+                order = {op.key: i for i, op in enumerate(document.operations)}
+                self._openapi_chosen.sort(key=lambda key: order.get(key, len(order)))
                 return await self.async_step_openapi_preview()
             else:
                 errors[F_OPERATIONS] = "no_operation_selected"

@@ -41,8 +41,9 @@ validator accepts, and says what it left out and why. The rules (also in
   ``required``...); recursive schemas and nesting deeper than five levels
   become ``{"type": "object"}``.
 - **Auth**: an API key in a header or the query, or an HTTP bearer token,
-  filled from a secret (``{secret:name}``), on every tool except the
-  operations the document marks public (``security: []``).
+  filled from a secret (``{secret:name}``), on the operations whose
+  security requirement (their own, else the document's) names that scheme;
+  where the document states no requirement at all, on every operation.
 - **Skipped** (with the reason shown): operations whose body is not JSON
   (multipart, form data, files, octet streams), whose JSON body is not an
   object, that send a required body with a query verb, need a cookie, take
@@ -56,6 +57,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+from functools import cached_property
 import ipaddress
 import re
 from typing import Any
@@ -496,7 +498,9 @@ class OpenApiDocument:
         body: tuple[Any, bool] | None = None
         auth_header = (
             auth.scheme.parameter.lower()
-            if auth and auth.scheme.location == "header"
+            if auth
+            and auth.scheme.location == "header"
+            and self._uses(raw, auth.scheme.name)
             else None
         )
 
@@ -566,7 +570,7 @@ class OpenApiDocument:
         url = base + _escape_braces_outside_params(op.path)
         if in_url:
             url += "?" + "&".join(f"{quote(n, safe='')}={{{n}}}" for n in in_url)
-        if auth is not None and not self._public(raw):
+        if auth is not None and self._uses(raw, auth.scheme.name):
             secret = "{secret:" + auth.secret + "}"
             if auth.scheme.location == "header":
                 headers[auth.scheme.parameter] = auth.scheme.prefix + secret
@@ -587,9 +591,29 @@ class OpenApiDocument:
             tool["headers"] = headers
         return tool
 
-    def _public(self, raw: Mapping[str, Any]) -> bool:
+    def _uses(self, raw: Mapping[str, Any], scheme: str) -> bool:
+        """Whether the operation's security requirement names ``scheme``.
+
+        A document that states no requirement anywhere gets the auth on
+        every operation: its authors declared a scheme and did not say where.
+        """
         security = raw.get("security", self.source.data.get("security"))
-        return isinstance(security, list) and not security
+        if isinstance(security, list):
+            return any(isinstance(r, dict) and scheme in r for r in security)
+        return not self._states_security
+
+    @cached_property
+    def _states_security(self) -> bool:
+        data = self.source.data
+        if "security" in data:
+            return True
+        for raw_item in data["paths"].values():
+            item = self.source.deref(raw_item)
+            for method in METHODS if isinstance(item, dict) else ():
+                operation = self.source.deref(item.get(method))
+                if isinstance(operation, dict) and "security" in operation:
+                    return True
+        return False
 
     def _parameters(
         self, item: Mapping[str, Any], raw: Mapping[str, Any]

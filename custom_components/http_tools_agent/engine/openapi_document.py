@@ -89,6 +89,12 @@ def _decode(raw: bytes | str) -> Any:
         text = raw.removeprefix("\ufeff")
     if not text.strip():
         raise OpenApiError("not_openapi", "the document is empty")
+    if text.lstrip()[:1] == "<":
+        raise OpenApiError(
+            "not_openapi",
+            "the document is not an OpenAPI document but HTML (a web page, such "
+            "as the API's documentation, not the document itself)",
+        )
     if text.lstrip()[:1] in ("{", "["):
         try:
             return json.loads(text)
