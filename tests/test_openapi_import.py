@@ -9,6 +9,7 @@ the form, naming the problem, and nothing is saved.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
 import json
 from pathlib import Path
@@ -22,7 +23,11 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
+from custom_components.http_tools_agent import openapi_import
 from custom_components.http_tools_agent.const import CONF_ALLOWED_HOSTS, DOMAIN
+from custom_components.http_tools_agent.engine.hosts import HostPolicy
+from custom_components.http_tools_agent.engine.openapi import Auth, OpenApiDocument
+from custom_components.http_tools_agent.engine.openapi_document import read_document
 from custom_components.http_tools_agent.http import TOOLS_URL
 from dev.loopback import LoopbackServer, free_port
 from dev.openapi_service import API_KEY_HEADER, LightsService, lights_app
@@ -35,6 +40,7 @@ pytestmark = pytest.mark.usefixtures("setup_integration")
 SET_LIGHTS = "set_lights_rooms__room__lights_post"
 LIST_ROOMS = "list_rooms_rooms_get"
 FIXTURES = Path(__file__).parent / "fixtures" / "openapi"
+PETSTORE_2 = (FIXTURES / "petstore-2.0.yaml").read_text()
 
 
 @pytest.fixture
@@ -68,8 +74,25 @@ class BigDocument(LoopbackServer):
         async def elsewhere(request: web.Request) -> web.Response:
             raise web.HTTPFound("http://192.168.1.20/openapi.json")
 
+        async def loop(request: web.Request) -> web.Response:
+            raise web.HTTPFound("/loop")
+
+        async def moved(request: web.Request) -> web.Response:
+            raise web.HTTPMovedPermanently("/v2/openapi.yaml")
+
+        async def yaml_document(request: web.Request) -> web.Response:
+            return web.Response(text=PETSTORE_2, content_type="application/yaml")
+
+        async def slow(request: web.Request) -> web.Response:
+            await asyncio.sleep(2)
+            return web.Response(text="{}")
+
         app.router.add_get("/big.json", big)
         app.router.add_get("/elsewhere", elsewhere)
+        app.router.add_get("/loop", loop)
+        app.router.add_get("/moved", moved)
+        app.router.add_get("/v2/openapi.yaml", yaml_document)
+        app.router.add_get("/slow", slow)
 
 
 async def open_import(hass: HomeAssistant, entry: MockConfigEntry) -> Any:
@@ -218,6 +241,24 @@ async def test_import_from_url_then_a_turn_calls_the_service(
             "openapi_invalid",
             "$ref '#/components/schemas/LightChanges' points to nothing",
         ),
+        (
+            lambda s, big: {"openapi_url": f"{big.url}/loop"},
+            "openapi_url",
+            "openapi_fetch_failed",
+            "more than 5 redirects",
+        ),
+        (
+            lambda s, big: {"openapi_url": f"{big.url}/slow"},
+            "openapi_url",
+            "openapi_fetch_failed",
+            "did not answer within 0.5 s",
+        ),
+        (
+            lambda s, big: {"openapi_url": "lights.lan/openapi.json"},
+            "openapi_url",
+            "openapi_invalid_url",
+            "'lights.lan/openapi.json' is not an http or https URL",
+        ),
         (lambda s, big: {}, "openapi_url", "openapi_source_required", ""),
         (
             lambda s, big: {
@@ -238,8 +279,10 @@ async def test_bad_documents_are_form_errors(
     field: str,
     error: str,
     fragment: str,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
     """Each is an error under its field, naming the problem; nothing saved."""
+    monkeypatch.setattr(openapi_import, "FETCH_TIMEOUT", 0.5)
     options = dict(config_entry.options)
     async with BigDocument() as big:
         result = await open_import(hass, config_entry)
@@ -394,3 +437,107 @@ async def test_set_tools_and_rest_import_from_openapi(
     assert "must list the operations" in (await reply.json())["error"]
     assert tool_names(await call_service(hass, "get_tools")) == ["rooms", "health"]
     assert DOMAIN in hass.config.components
+
+
+async def test_swagger_2_yaml_after_a_redirect_two_schemes_and_nothing_importable(
+    hass: HomeAssistant, config_entry: MockConfigEntry
+) -> None:
+    """A YAML 2.0 document behind a redirect; a secret needs its scheme when
+    there are two; operations that cannot be tools are an error, not a save."""
+    options = dict(config_entry.options)
+    async with BigDocument() as big:
+        result = await open_import(hass, config_entry)
+        result = await submit(hass, result, {"openapi_url": f"{big.url}/moved"})
+        assert result["description_placeholders"]["title"] == "OpenAPI Petstore"
+        result = await submit(hass, result, {"openapi_operations": ["uploadFile"]})
+        assert result["errors"] == {"base": "openapi_no_tools"}
+        assert result["description_placeholders"]["openapi_error"] == (
+            "uploadFile: it takes form data (formData): a tool sends its arguments as JSON"
+        )
+    result = await open_import(hass, config_entry)
+    document = (FIXTURES / "sonarr-v3.json").read_text()
+    result = await submit(hass, result, {"openapi_document": document})
+    result = await submit(hass, result, {"openapi_search": "system status"})
+    result = await submit(
+        hass,
+        result,
+        {
+            "openapi_search": "system status",
+            "openapi_operations": ["GET /api/v3/system/status"],
+        },
+    )
+    assert choices(result, "openapi_auth_scheme") == ["X-Api-Key", "apikey"]
+    data = {
+        "openapi_server_url": "http://sonarr.lan:8989",
+        "openapi_auth_secret": "lights_key",
+    }
+    result = await submit(hass, result, data)
+    assert result["errors"] == {"openapi_auth_scheme": "openapi_auth_scheme_required"}
+    assert dict(config_entry.options) == options
+    result = await submit(hass, result, {**data, "openapi_auth_scheme": "apikey"})
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert config_entry.options["tools"][-1]["url"] == (
+        "http://sonarr.lan:8989/api/v3/system/status?apikey={secret:lights_key}"
+    )
+
+
+def test_a_tool_needing_an_undefined_secret_is_refused() -> None:
+    """The validator runs on what the mapping made (secrets included)."""
+    document = OpenApiDocument(read_document(json.dumps(lights_app("k", []).openapi())))
+    auth = Auth(document.auth_schemes[0], "missing")
+    with pytest.raises(openapi_import.OpenApiImportError) as err:
+        openapi_import.map_checked(
+            document,
+            [LIST_ROOMS],
+            server_url="http://127.0.0.1:9",
+            auth=auth,
+            taken=[],
+            secrets=[],
+            policy=HostPolicy(),
+            verify_ssl=False,
+        )
+    assert err.value.detail == (
+        "the tools made are invalid: tool 'list_rooms': headers.X-Lights-Key: "
+        "secret 'missing' is not defined"
+    )
+
+
+@pytest.mark.parametrize(
+    ("openapi", "fragment"),
+    [
+        ("http://x/openapi.json", "'openapi' must be an object"),
+        ({"url": "http://x", "operations": ["a"], "tags": ["x"]}, "unknown keys: tags"),
+        ({"url": 5, "operations": ["a"]}, "'openapi.url' must be text"),
+        (
+            {"document": {"openapi": "3.0.0"}, "operations": "GET /x"},
+            "the document describes no paths",
+        ),
+    ],
+)
+async def test_set_tools_openapi_object_errors(
+    hass: HomeAssistant, openapi: Any, fragment: str
+) -> None:
+    """A malformed `openapi` object names the key that is wrong."""
+    with pytest.raises(ServiceValidationError, match=fragment):
+        await call_service(hass, "set_tools", {"openapi": openapi})
+
+
+async def test_set_tools_auth_scheme_must_exist(
+    hass: HomeAssistant, service: LightsService
+) -> None:
+    """An `auth_scheme` the document does not declare is named."""
+    with pytest.raises(
+        ServiceValidationError, match="no usable security scheme 'nope'"
+    ):
+        await call_service(
+            hass,
+            "set_tools",
+            {
+                "openapi": {
+                    "url": f"{service.url}/openapi.json",
+                    "operations": [LIST_ROOMS],
+                    "auth_secret": "lights_key",
+                    "auth_scheme": "nope",
+                }
+            },
+        )

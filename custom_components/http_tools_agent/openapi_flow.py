@@ -32,7 +32,6 @@ from homeassistant.helpers.selector import (
 import probatio
 
 from .const import CONF_ALLOWED_HOSTS, CONF_TOOLS
-from .engine.definitions import ToolDefinitionError
 from .engine.hosts import HostPolicy
 from .engine.openapi import Auth, OpenApiDocument, Operation, trim
 from .engine.openapi_document import OpenApiError
@@ -254,10 +253,6 @@ class OpenApiImportSteps(OptionsFlow):
             )
             placeholders["openapi_error"] = err.detail
             imported = None
-        except ToolDefinitionError as err:
-            errors.setdefault("base", "invalid_tools")
-            placeholders["tools_error"] = str(err)
-            imported = None
         if user_input is not None and imported is not None and not errors:
             new = [definition.as_dict() for definition in imported.definitions]
             return self.async_create_entry(
@@ -290,7 +285,6 @@ class OpenApiImportSteps(OptionsFlow):
         )
         placeholders["unsupported"] = ", ".join(document.unsupported_auth) or NONE_SHOWN
         placeholders["secrets"] = ", ".join(sorted(secrets)) or NONE_SHOWN
-        placeholders.setdefault("tools_error", "")
         return self.async_show_form(
             step_id=STEP_OPENAPI_PREVIEW,
             data_schema=self.add_suggested_values_to_schema(

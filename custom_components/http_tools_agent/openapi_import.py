@@ -24,7 +24,12 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers.aiohttp_client import async_get_clientsession
 from yarl import URL
 
-from .engine.definitions import ToolDefinition, check_secrets, parse_tools
+from .engine.definitions import (
+    ToolDefinition,
+    ToolDefinitionError,
+    check_secrets,
+    parse_tools,
+)
 from .engine.hosts import HostPolicy
 from .engine.openapi import Auth, ImportResult, OpenApiDocument
 from .engine.openapi_document import (
@@ -171,8 +176,9 @@ def map_checked(
 ) -> Imported:
     """Map the operations and run the tool validator on the result.
 
-    Raises OpenApiImportError (no server, an unknown operation, a server
-    outside the host policy, nothing importable) or ToolDefinitionError.
+    Raises OpenApiImportError: no server, an unknown operation, a server
+    outside the host policy, nothing importable, or tools the validator
+    refuses (a secret the entry lacks).
     """
     base = server_url or document.server_url
     if base:
@@ -192,8 +198,13 @@ def map_checked(
             ERROR_NO_TOOLS,
             "; ".join(str(s) for s in result.skipped) or "no operation was chosen",
         )
-    definitions = parse_tools(list(result.tools))
-    check_secrets(definitions, secrets, numbered=False)
+    try:
+        definitions = parse_tools(list(result.tools))
+        check_secrets(definitions, secrets, numbered=False)
+    except ToolDefinitionError as err:
+        raise OpenApiImportError(
+            ERROR_INVALID, f"the tools made are invalid: {err}"
+        ) from None
     return Imported(definitions, result)
 
 
@@ -276,8 +287,8 @@ async def async_import(
     secrets: Iterable[str],
     taken: Iterable[str] = (),
 ) -> list[ToolDefinition]:
-    """The tools an `openapi` source gives; OpenApiImportError or
-    ToolDefinitionError naming what is wrong."""
+    """The tools an `openapi` source gives; OpenApiImportError naming what
+    is wrong."""
     document = await async_load(
         hass,
         url=source.url,
