@@ -58,6 +58,7 @@ F_AUTH_SECRET = "openapi_auth_secret"  # noqa: S105 - a field key
 # A list longer than this gets a search field; at most SHOWN are listed.
 SEARCH_FROM = 15
 SHOWN = 60
+MAX_LISTED = 8
 NONE_SHOWN = "—"
 
 
@@ -191,7 +192,10 @@ class OpenApiImportSteps(OptionsFlow):
             errors=errors,
             description_placeholders={
                 "title": document.title,
-                "version": document.source.version,
+                "version": str(
+                    document.source.data.get("openapi")
+                    or document.source.data.get("swagger")
+                ),
                 "count": str(len(document.operations)),
                 "shown": str(len(listed)),
                 "matching": str(matching),
@@ -275,9 +279,14 @@ class OpenApiImportSteps(OptionsFlow):
                 )
             )
         if document.auth_schemes:
+            names = sorted(secrets)
             fields[probatio.Optional(F_AUTH_SECRET)] = SelectSelector(
                 SelectSelectorConfig(
-                    options=sorted(secrets), mode=SelectSelectorMode.DROPDOWN
+                    options=names,
+                    # Radio buttons for a few, a drop-down for many.
+                    mode=SelectSelectorMode.LIST
+                    if len(names) <= MAX_LISTED
+                    else SelectSelectorMode.DROPDOWN,
                 )
             )
         placeholders["schemes"] = (

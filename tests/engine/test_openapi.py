@@ -383,3 +383,192 @@ def test_server_url_rules() -> None:
         )
     )
     assert several.server_url == "http://lights.lan/api"
+
+
+def _edge_document() -> dict[str, Any]:
+    """What real documents hold now and then, in one 3.1 document."""
+    ok = {"200": {"description": "ok"}}
+    return {
+        "openapi": "3.1.0",
+        "info": {"title": "Edges", "version": "1"},
+        "servers": [
+            {"url": "{region}.example/api"},
+            {"url": "https://api.example/v1/"},
+        ],
+        "security": [{"bearer": []}],
+        "components": {
+            "securitySchemes": {
+                "bearer": {"type": "http", "scheme": "bearer"},
+                "basic": {"type": "http", "scheme": "basic"},
+                "session": {"type": "apiKey", "in": "cookie", "name": "sid"},
+            },
+        },
+        "paths": {
+            "/things/{id}": {
+                "parameters": [
+                    {
+                        "name": "id",
+                        "in": "path",
+                        "required": True,
+                        "schema": {"type": ["integer", "null"]},
+                    }
+                ],
+                "put": {
+                    "operationId": "put_thing",
+                    "description": "# Put\n\nReplace a ![logo](x.png) <b>thing</b>.",
+                    "parameters": [
+                        {
+                            "name": "X-Request-Id",
+                            "in": "header",
+                            "required": True,
+                            "schema": {"type": "string"},
+                        },
+                        {
+                            "name": "filter",
+                            "in": "query",
+                            "required": True,
+                            "content": {
+                                "application/json": {"schema": {"type": "object"}}
+                            },
+                        },
+                    ],
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/merge-patch+json": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "kind": {
+                                            "oneOf": [
+                                                {"type": "string"},
+                                                {"type": "integer"},
+                                            ]
+                                        },
+                                        "level": {
+                                            "type": ["number", "null"],
+                                            "enum": [1, 2, None],
+                                        },
+                                        "tags": {"type": "null"},
+                                    },
+                                    "required": ["kind", "gone"],
+                                }
+                            },
+                        },
+                    },
+                    "responses": ok,
+                },
+                "delete": {
+                    "operationId": "drop",
+                    "security": [],
+                    "responses": ok,
+                    "requestBody": {
+                        "content": {"application/json": {"schema": {"type": "object"}}}
+                    },
+                },
+            },
+            "/login": {
+                "post": {
+                    "operationId": "login",
+                    "parameters": [
+                        {
+                            "name": "sid",
+                            "in": "cookie",
+                            "required": True,
+                            "schema": {"type": "string"},
+                        }
+                    ],
+                    "responses": ok,
+                }
+            },
+            "/files/{file.name}": {"get": {"operationId": "file", "responses": ok}},
+            "/upload": {
+                "post": {
+                    "operationId": "upload",
+                    "responses": ok,
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/json": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {
+                                        "data": {"type": "string", "format": "binary"}
+                                    },
+                                }
+                            }
+                        },
+                    },
+                }
+            },
+            "/search": {
+                "get": {
+                    "operationId": "search",
+                    "responses": ok,
+                    "requestBody": {
+                        "required": True,
+                        "content": {"application/json": {"schema": {"type": "object"}}},
+                    },
+                }
+            },
+        },
+    }
+
+
+def test_edges_of_real_documents() -> None:
+    """Bearer, a header parameter, content parameters, oneOf, null types,
+    public operations, cookies, files, names that cannot be placeholders."""
+    doc = _read(_edge_document(), url=None)
+    assert doc.server_url == "https://api.example/v1"
+    assert [s.label for s in doc.auth_schemes] == ["bearer: Authorization: Bearer …"]
+    assert doc.unsupported_auth == ("basic (http)", "session (apiKey in cookie)")
+    result = doc.to_tools(
+        [op.key for op in doc.operations], auth=Auth(doc.scheme(None), "token")
+    )
+    put, drop = result.tools
+    assert put["description"] == "Put Replace a thing."
+    assert put["url"] == "https://api.example/v1/things/{id}?filter={filter}"
+    assert put["headers"] == {
+        "X-Request-Id": "{X-Request-Id}",
+        "Authorization": "Bearer {secret:token}",
+    }
+    assert put["parameters"] == {
+        "type": "object",
+        "properties": {
+            "id": {"type": "integer"},
+            "X-Request-Id": {"type": "string"},
+            "filter": {"type": "object"},
+            "kind": {"oneOf": [{"type": "string"}, {"type": "integer"}]},
+            "level": {"type": "number", "enum": [1, 2]},
+            "tags": {"type": "null"},
+        },
+        "required": ["id", "X-Request-Id", "filter", "kind"],
+    }
+    # `security: []`: public, no token; its optional body is left out.
+    assert "headers" not in drop
+    assert [str(s) for s in result.skipped] == [
+        "login: it needs the cookie 'sid': cookies are not sent",
+        "file: its path parameter 'file.name' cannot be a placeholder",
+        "upload: its body is a file",
+        "search: its JSON body cannot be sent: a GET tool sends its arguments in the query",
+    ]
+    assert [str(n) for n in result.notes] == [
+        "drop: its optional JSON body is left out (a DELETE sends none)"
+    ]
+    parse_tools(list(result.tools))
+    with pytest.raises(OpenApiError, match="no usable security scheme 'basic'"):
+        doc.scheme("basic")
+
+
+def test_swagger_2_without_host_takes_the_documents() -> None:
+    """A 2.0 document without `host` is served by the host it came from."""
+    data = {
+        "swagger": "2.0",
+        "info": {"title": "Two", "version": "1"},
+        "basePath": "/api/",
+        "paths": {"/ping": {"get": {"responses": {"200": {"description": "ok"}}}}},
+    }
+    doc = _read(data, url="https://nas.lan:5001/swagger.json")
+    assert doc.server_url == "https://nas.lan:5001/api"
+    assert doc.to_tools(["GET /ping"]).tools[0]["name"] == "get_ping"
+    assert _read(data, url=None).server_url is None

@@ -123,6 +123,8 @@ _LINK = re.compile(r"\[([^\]]+)\]\([^)]*\)")
 _HTML = re.compile(r"<[^>]+>")
 _EMPHASIS = re.compile(r"\*\*|__|`+")
 _HEADING = re.compile(r"^\s{0,3}#{1,6}\s*", re.MULTILINE)
+# "a <b>thing</b>." leaves "thing ."; ".webp" in "include .webp" stays.
+_SPACE_BEFORE_MARK = re.compile(r" ([.,;:!?])(?=\s|$)")
 _NOT_NAME = re.compile(r"[^A-Za-z0-9_-]+")
 _PATH_PARAM = re.compile(r"{([^{}]+)}")
 
@@ -136,7 +138,7 @@ def clean_text(text: object) -> str:
     text = _HTML.sub(" ", text)
     text = _HEADING.sub("", text)
     text = _EMPHASIS.sub("", text)
-    return " ".join(text.split())
+    return _SPACE_BEFORE_MARK.sub(r"\1", " ".join(text.split()))
 
 
 def trim(text: str, limit: int) -> str:
