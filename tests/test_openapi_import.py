@@ -230,10 +230,10 @@ async def test_import_from_url_then_a_turn_calls_the_service(
             "127.0.0.1",
         ),
         (
-            lambda s, big: {"openapi_url": f"{s.url}/missing.json"},
+            lambda s, big: {"openapi_url": f"{s.url}/missing.json?api_key=k3y"},
             "openapi_url",
             "openapi_fetch_failed",
-            "answered HTTP 404",
+            "/missing.json answered HTTP 404",
         ),
         (
             lambda s, big: {"openapi_document": _broken_document()},
@@ -291,6 +291,7 @@ async def test_bad_documents_are_form_errors(
     assert result["step_id"] == "openapi"
     assert result["errors"] == {field: error}
     assert fragment in result["description_placeholders"]["openapi_error"]
+    assert "k3y" not in result["description_placeholders"]["openapi_error"]
     assert dict(config_entry.options) == options
 
 

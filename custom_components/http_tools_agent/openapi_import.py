@@ -119,17 +119,26 @@ async def async_fetch(
                         continue
                     if response.status != 200:
                         raise OpenApiImportError(
-                            ERROR_FETCH, f"{target} answered HTTP {response.status}"
+                            ERROR_FETCH,
+                            f"{_shown(target)} answered HTTP {response.status}",
                         )
                     return await _read_capped(response)
     except TimeoutError:
         raise OpenApiImportError(
-            ERROR_FETCH, f"{target} did not answer within {FETCH_TIMEOUT} s"
+            ERROR_FETCH, f"{_shown(target)} did not answer within {FETCH_TIMEOUT} s"
         ) from None
     except aiohttp.ClientError as err:
+        # aiohttp's texts name the host and port, never the query.
         reason = str(err) or type(err).__name__
-        raise OpenApiImportError(ERROR_FETCH, f"{target}: {reason}") from None
-    raise OpenApiImportError(ERROR_FETCH, f"{url}: more than {MAX_REDIRECTS} redirects")
+        raise OpenApiImportError(ERROR_FETCH, f"{_shown(target)}: {reason}") from None
+    raise OpenApiImportError(
+        ERROR_FETCH, f"{_shown(target)}: more than {MAX_REDIRECTS} redirects"
+    )
+
+
+def _shown(url: URL) -> str:
+    """A URL for an error text: no query or credentials (a key may be there)."""
+    return str(url.with_query(None).with_fragment(None).with_user(None))
 
 
 def _read(raw: bytes | str, url: str | None) -> OpenApiDocument:
