@@ -14,6 +14,7 @@ query, headers and body. The API key it wants comes from `api_key`.
 # annotations, which name objects local to `lights_app`.
 import asyncio
 from dataclasses import dataclass, field
+import socket
 import threading
 from types import TracebackType
 from typing import Annotated, Any, Self
@@ -22,8 +23,6 @@ from fastapi import Depends, FastAPI, HTTPException, Query, Request
 from fastapi.security import APIKeyHeader
 from pydantic import BaseModel, Field
 import uvicorn
-
-from .loopback import free_port
 
 API_KEY_HEADER = "X-Lights-Key"
 
@@ -121,20 +120,30 @@ class LightsService:
 
     def start(self) -> None:
         """Serve until `stop()` (returns once the service answers)."""
-        self.port = self.port or free_port()
+        # Bound here, handed to uvicorn: no other server can take the port
+        # between choosing it and listening on it.
+        sock = socket.socket()
+        sock.bind(("127.0.0.1", self.port))
+        self.port = sock.getsockname()[1]
         config = uvicorn.Config(
             lights_app(self.api_key, self.requests),
             host="127.0.0.1",
             port=self.port,
             log_level="warning",
             lifespan="off",
+            # Stopping never waits long for a client's keep-alive connection.
+            timeout_graceful_shutdown=1,
         )
         self._server = uvicorn.Server(config)
         self._thread = threading.Thread(
-            target=self._server.run, name="lights-service", daemon=True
+            target=self._server.run,
+            kwargs={"sockets": [sock]},
+            name="lights-service",
+            daemon=True,
         )
         self._thread.start()
-        for _ in range(500):
+        # Up to 20 s: a loaded 2-core machine starts threads slowly.
+        for _ in range(2000):
             if self._server.started:
                 return
             if not self._thread.is_alive():
@@ -146,7 +155,7 @@ class LightsService:
         """Stop serving and join the thread."""
         if self._server is not None and self._thread is not None:
             self._server.should_exit = True
-            self._thread.join(timeout=10)
+            self._thread.join(timeout=30)
 
     async def __aenter__(self) -> Self:
         """Start (in a worker thread, so the caller's loop keeps running)."""
