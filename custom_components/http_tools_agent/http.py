@@ -3,15 +3,17 @@
 GET reports the active tools (header values and URL credentials redacted
 for users who are not administrators); POST (admin only) replaces them in memory from
 the next turn on with the JSON array in the body, the same format as the tools
-file and the `set_tools` service. Answers:
+file and the `set_tools` service, or with a JSON object holding `openapi`
+(and optionally `tools`), as `set_tools` takes them. Answers:
 
 - 200 `{ok, count, source, enabled, tools}` (`enabled`: whether the tools are
   offered to the model; the guide's 503 "LLM disabled" is `enabled: false`
   here, as the entry still answers);
 - 400 `{ok: false, error}`: empty body, not UTF-8, not a JSON array, no
   definition, an invalid definition (the error names tool and field), or
-  a `{secret:name}` the entry does not define, or several loaded entries and
-  no `config_entry_id` query parameter;
+  a `{secret:name}` the entry does not define, an `openapi` import that
+  failed (the error says why), or several loaded entries and no
+  `config_entry_id` query parameter;
 - 403 POST by a user who is not an administrator;
 - 404 `config_entry_id` names no entry of this integration;
 - 503 the entry is not loaded (disabled, failed or not set up yet): no
@@ -21,6 +23,8 @@ file and the `set_tools` service. Answers:
 from __future__ import annotations
 
 from http import HTTPStatus
+import json
+from typing import Any
 
 from aiohttp import web
 from homeassistant.auth.models import User
@@ -30,10 +34,12 @@ from homeassistant.helpers.http import KEY_HASS, HomeAssistantView
 
 from .const import DOMAIN, LOGGER
 from .engine.definitions import ToolDefinitionError
+from .openapi_import import OpenApiImportError
 from .redact import redact_tools
 from .runtime import HttpToolsConfigEntry
 from .services import (
     NoDefinitionError,
+    async_requested_tools,
     parse_tools_input,
     resolve_entry,
     tools_response,
@@ -53,6 +59,18 @@ _ENTRY_ERRORS = {
         "pass config_entry_id to pick one",
     ),
 }
+
+
+def _object_body(body: bytes) -> dict[str, Any] | None:
+    """The body as a JSON object with an `openapi` key, else None (an array,
+    or anything the tool list's own errors describe)."""
+    if not body.lstrip().startswith(b"{"):
+        return None
+    try:
+        decoded = json.loads(body)
+    except ValueError:
+        return None
+    return decoded if isinstance(decoded, dict) and "openapi" in decoded else None
 
 
 class HttpToolsView(HomeAssistantView):
@@ -101,9 +119,21 @@ class HttpToolsView(HomeAssistantView):
         body = await request.read()
         tools = entry.runtime_data.tools
         try:
-            definitions = parse_tools_input(body, tools)
+            if (request_object := _object_body(body)) is not None:
+                definitions = await async_requested_tools(
+                    request.app[KEY_HASS],
+                    entry,
+                    request_object.get("tools"),
+                    request_object.get("openapi"),
+                )
+            else:
+                definitions = parse_tools_input(body, tools)
         except (ToolDefinitionError, NoDefinitionError) as err:
             return self._error(HTTPStatus.BAD_REQUEST, str(err))
+        except OpenApiImportError as err:
+            return self._error(
+                HTTPStatus.BAD_REQUEST, f"the OpenAPI import failed: {err.detail}"
+            )
         tools.set_override(definitions)
         LOGGER.info(
             "Tools of %s replaced through the HTTP API: %s",

@@ -1,7 +1,8 @@
 """Options flow: the tool editor, the secrets, the settings and the JSON editor.
 
 The menu lists the tools by name and offers: add, edit or delete a tool (one
-form per tool, `tool_form.py`), the secrets (a password field; values are
+form per tool, `tool_form.py`), import tools from an OpenAPI document
+(`openapi_flow.py`), the secrets (a password field; values are
 never shown back), the settings with the whole-array JSON editor (import and
 export) and a shortcut that fills that editor with `tools.example.json`.
 Every form checks everything before saving; an invalid form saves nothing.
@@ -12,11 +13,7 @@ from __future__ import annotations
 
 from typing import Any
 
-from homeassistant.config_entries import (
-    ConfigEntryState,
-    ConfigFlowResult,
-    OptionsFlow,
-)
+from homeassistant.config_entries import ConfigEntryState, ConfigFlowResult
 from homeassistant.helpers.selector import (
     SelectSelector,
     SelectSelectorConfig,
@@ -42,6 +39,7 @@ from .const import (
 )
 from .engine.definitions import ToolDefinitionError, check_secrets, parse_tools
 from .engine.hosts import HostPolicy
+from .openapi_flow import STEP_OPENAPI, OpenApiImportSteps
 from .options_settings import (
     read_example,
     secret_users,
@@ -82,13 +80,14 @@ def _pick_mode(names: list[str]) -> SelectSelectorMode:
     return SelectSelectorMode.DROPDOWN
 
 
-class HttpToolsOptionsFlow(OptionsFlow):
-    """Edit the tools, their secrets and settings."""
+class HttpToolsOptionsFlow(OpenApiImportSteps):
+    """Edit the tools, their secrets and settings; import from OpenAPI."""
 
     def __init__(self) -> None:
         """Start with the stored tools."""
         self._tools_text: str | None = None
         self._editing: int | None = None
+        self._openapi_chosen = []
 
     # -- helpers ----------------------------------------------------------
 
@@ -141,7 +140,7 @@ class HttpToolsOptionsFlow(OptionsFlow):
         options = [STEP_ADD_TOOL]
         if self._stored_tools():
             options += [STEP_EDIT_TOOL, STEP_DELETE_TOOL]
-        options += [STEP_SECRETS, STEP_SETTINGS, STEP_LOAD_EXAMPLE]
+        options += [STEP_OPENAPI, STEP_SECRETS, STEP_SETTINGS, STEP_LOAD_EXAMPLE]
         return self.async_show_menu(
             step_id="init",
             menu_options=options,

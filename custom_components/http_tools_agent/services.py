@@ -1,7 +1,9 @@
 """Services that replace, report, reset and run the active tools.
 
 `set_tools`, `get_tools` and `reset_tools` are admin only. They answer
-`{ok, count, source, enabled, tools}`. An override lives in memory only:
+`{ok, count, source, enabled, tools}`. `set_tools` takes `tools`, an
+`openapi` source (a document's URL or text and the operations to import,
+`openapi_import.py`), or both. An override lives in memory only:
 `reset_tools`, a reload or a restart bring back the configured tools.
 `run_tool` (admin) runs one tool as an agent would and answers
 `{ok, status, result, elapsed_ms}`. The helpers that pick the entry (Home
@@ -34,6 +36,7 @@ from .engine.definitions import (
     parse_tools_json,
 )
 from .llm_api import async_run_tool
+from .openapi_import import OpenApiImportError, OpenApiSource, async_import
 from .redact import redact_tools
 from .runtime import HttpToolsConfigEntry
 from .tools import EntryTools
@@ -45,10 +48,15 @@ SERVICE_RUN_TOOL = "run_tool"
 ATTR_TOOLS = "tools"
 ATTR_TOOL = "tool"
 ATTR_ARGUMENTS = "arguments"
+ATTR_OPENAPI = "openapi"
 
 _ENTRY_SCHEMA = {probatio.Optional(ATTR_CONFIG_ENTRY_ID): cv.string}
 SET_TOOLS_SCHEMA = probatio.Schema(
-    {**_ENTRY_SCHEMA, probatio.Required(ATTR_TOOLS): cv.match_all}
+    {
+        **_ENTRY_SCHEMA,
+        probatio.Optional(ATTR_TOOLS): cv.match_all,
+        probatio.Optional(ATTR_OPENAPI): cv.match_all,
+    }
 )
 ENTRY_ONLY_SCHEMA = probatio.Schema(_ENTRY_SCHEMA)
 RUN_TOOL_SCHEMA = probatio.Schema(
@@ -80,6 +88,8 @@ def parse_tools_input(value: object, tools: EntryTools) -> list[ToolDefinition]:
     `{secret:name}` the entry does not define), or NoDefinitionError when the
     input is valid but holds no definition.
     """
+    if value is None:
+        raise NoDefinitionError("the tool list holds no definition")
     if isinstance(value, (str, bytes, bytearray)):
         definitions = parse_tools_json(
             bytes(value) if not isinstance(value, str) else value
@@ -92,10 +102,40 @@ def parse_tools_input(value: object, tools: EntryTools) -> list[ToolDefinition]:
     return definitions
 
 
+async def async_requested_tools(
+    hass: HomeAssistant, entry: HttpToolsConfigEntry, tools: object, openapi: object
+) -> list[ToolDefinition]:
+    """The tools a request gives: `tools`, an `openapi` import, or both.
+
+    Raises NoDefinitionError, ToolDefinitionError or OpenApiImportError;
+    nothing changes.
+    """
+    entry_tools = entry.runtime_data.tools
+    if openapi is None:
+        return parse_tools_input(tools, entry_tools)
+    given = [] if tools is None else parse_tools_input(tools, entry_tools)
+    imported = await async_import(
+        hass,
+        OpenApiSource.parse(openapi),
+        policy=entry.runtime_data.settings.hosts,
+        secrets=entry_tools.secrets,
+        taken=[d.name for d in given],
+    )
+    return [*given, *imported]
+
+
 async def _async_set_tools(call: ServiceCall) -> ServiceResponse:
     entry = resolve_entry(call.hass, call.data.get(ATTR_CONFIG_ENTRY_ID))
     try:
-        definitions = parse_tools_input(call.data[ATTR_TOOLS], entry.runtime_data.tools)
+        definitions = await async_requested_tools(
+            call.hass, entry, call.data.get(ATTR_TOOLS), call.data.get(ATTR_OPENAPI)
+        )
+    except OpenApiImportError as err:
+        raise ServiceValidationError(
+            translation_domain=DOMAIN,
+            translation_key="openapi_import_failed",
+            translation_placeholders={"error": err.detail},
+        ) from None
     except NoDefinitionError:
         raise ServiceValidationError(
             translation_domain=DOMAIN, translation_key="no_tool_definition"

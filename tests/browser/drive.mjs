@@ -2,7 +2,8 @@
 // Assistant UI, as a user would: log in, add the integration, add a second
 // conversation agent, paste tools into the options flow's JSON editor (an
 // invalid one first), add, edit and delete a tool through the tool editor's
-// forms, open the Assist dialog, ask for the weather and see the answer.
+// forms, import two tools from a FastAPI service's OpenAPI document, open
+// the Assist dialog, ask for the weather and see the answer.
 //
 //   node tests/browser/drive.mjs STATE.json ARTIFACT_DIR
 //
@@ -352,6 +353,47 @@ try {
     assert.equal(body.enabled, true);
   });
 
+  await step('Import from OpenAPI: URL, tick two operations, pick a secret, save', async () => {
+    await openOptions('Import tools from an OpenAPI document');
+    const form = flowDialog();
+    await form.getByRole('textbox', { name: /^Document URL/ }).fill(state.openapi_url);
+    await shot('openapi-url');
+    await form.getByRole('button', { name: 'Submit' }).click();
+    await form.getByText('Choose the operations').waitFor();
+    await form.getByText(/5 operations, grouped by tag/).waitFor();
+    // The check box's own input sits under its styling: click the label.
+    await form.getByText('rooms · GET /rooms — List Rooms', { exact: true }).click();
+    await form.getByText('lights · POST /rooms/{room}/lights — Set Lights', { exact: true }).click();
+    await shot('openapi-operations');
+    await form.getByRole('button', { name: 'Submit' }).click();
+    await form.getByText('Tools to create').waitFor();
+    await form.getByText('set_lights', { exact: true }).waitFor();
+    await form.getByRole('radio', { name: 'bell_key' }).check();
+    await form.getByRole('radio', { name: 'bell_key' }).scrollIntoViewIfNeeded();
+    await shot('openapi-preview');
+    assert.ok(!(await form.innerText()).includes('Translation error'), 'every string renders');
+    await submitAndClose();
+    const body = await activeTools();
+    assert.deepEqual(body.tools.map((t) => t.name), ['get_weather', 'list_rooms', 'set_lights']);
+    const lights = body.tools[2];
+    assert.equal(lights.method, 'POST');
+    assert.match(lights.url, /\/rooms\/\{room\}\/lights\?transition=\{transition\}$/);
+    assert.deepEqual(lights.headers, { 'X-Lights-Key': '{secret:bell_key}' });
+  });
+
+  await step('the imported tools are ordinary tools: the tool editor shows them', async () => {
+    await openOptions('Edit a tool');
+    const form = flowDialog();
+    await form.getByRole('radio', { name: 'set_lights' }).check();
+    await form.getByRole('button', { name: 'Submit' }).click();
+    await form.getByText('Edit the tool set_lights').waitFor();
+    const url = await form.getByRole('textbox', { name: URL_FIELD }).inputValue();
+    assert.match(url, /\/rooms\/\{room\}\/lights\?transition=\{transition\}$/);
+    await shot('openapi-tool-editor');
+    await flowDialog().getByRole('button', { name: 'Close' }).first().click();
+    await flowDialog().waitFor({ state: 'hidden' });
+  });
+
   let agentId;
   await step('a preferred Assist pipeline with our agent (websocket API)', async () => {
     const agents = await ourAgents();
@@ -404,7 +446,7 @@ try {
     assert.equal(last.role, 'tool');
     assert.ok(String(last.content).includes(TOOL_RESULT), `tool result: ${last.content}`);
     const offered = (llm[0].tools || []).map((t) => t.function.name);
-    assert.deepEqual(offered, ['get_weather', 'GetDateTime']);
+    assert.deepEqual(offered, ['get_weather', 'list_rooms', 'set_lights', 'GetDateTime']);
     console.log(`drive:   tool server: ${weather.length} request; LLM: ${llm.length} requests`);
     const { issues } = await callWS({ type: 'repairs/list_issues' });
     const ours = issues.filter((i) => i.domain === 'http_tools_agent');

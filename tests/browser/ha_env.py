@@ -11,6 +11,8 @@ It starts, on 127.0.0.1:
   that already holds the tool result gets a streamed text answer built from it;
 - a tool server (`ToolEndpoint`: `GET /weather/<city>` answers `Rome: ☀️ +14°C`);
 - a control server: `GET /requests` reports what both servers received;
+- a FastAPI service serving its own `/openapi.json` (`dev/openapi_service.py`)
+  for the OpenAPI import;
 - Home Assistant the `scripts/develop` way (`hass --config DIR` with the repo
   on PYTHONPATH, `config/configuration.yaml` copied to a fresh config dir,
   its HTTP settings seeded with the port), then completes onboarding through
@@ -39,6 +41,7 @@ from aiohttp import web
 from custom_components.http_tools_agent.small_model import ANSWER_NUDGE, CLOSING_NUDGE
 from dev.http_config import seed_http_config
 from dev.loopback import LoopbackServer
+from dev.openapi_service import LightsService
 from tests.servers import FakeLLMServer, ToolEndpoint, text_stream, transcript
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -50,6 +53,9 @@ ONBOARDING_PACKAGES = "gTTS,radios,pycountry,PyMetno"
 USERNAME = "admin"
 PASSWORD = "browser-test-password"
 WEATHER_TRANSCRIPT = "llama-server__weather_stream"
+# The FastAPI service the OpenAPI import reads wants the key the browser
+# test stores as the secret `bell_key`.
+LIGHTS_KEY = "bell-secret-4711"
 
 
 class ScriptedLLM(FakeLLMServer):
@@ -233,12 +239,16 @@ async def main() -> None:
         ScriptedLLM() as llm,
         ToolEndpoint() as tools,
         Control(llm=llm, tools=tools) as control,
+        LightsService(api_key=LIGHTS_KEY) as lights,
     ):
-        await run_home_assistant(args, stop, control)
+        await run_home_assistant(args, stop, control, lights)
 
 
 async def run_home_assistant(
-    args: argparse.Namespace, stop: asyncio.Event, control: Control
+    args: argparse.Namespace,
+    stop: asyncio.Event,
+    control: Control,
+    lights: LightsService,
 ) -> None:
     """Start Home Assistant, onboard, write the state file, wait for `stop`."""
     config_dir = args.workdir / "config"
@@ -276,6 +286,7 @@ async def run_home_assistant(
             "llm_url": control.llm.base_url,
             "tools_url": control.tools.url,
             "control_url": control.url,
+            "openapi_url": f"{lights.url}/openapi.json",
             "hass_log": str(log),
             "config_dir": str(config_dir),
         }
