@@ -47,12 +47,14 @@ async def timed_turn(
     agent_id: str,
     text: str,
     trace: list[str] | None = None,
+    conversation_id: str | None = None,
 ) -> tuple[float, float | None, str]:
     """Run one turn; return (seconds, seconds to the first spoken char, speech).
 
     The first spoken character is the first non-empty `content` delta the
     chat log hands its delta listener: what the Assist pipeline streams to TTS.
     `trace` receives each call (`name {args}`) and result (`-> text`) shown.
+    A `conversation_id` continues that conversation (else a new one).
     """
     first: list[float] = []
     started = time.perf_counter()
@@ -70,7 +72,7 @@ async def timed_turn(
             trace.append(f"-> {str(data)[:120]}")
 
     with (
-        chat_session.async_get_chat_session(hass) as session,
+        chat_session.async_get_chat_session(hass, conversation_id) as session,
         conversation.async_get_chat_log(
             hass, session, chat_log_delta_listener=listener
         ),

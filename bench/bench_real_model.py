@@ -92,10 +92,11 @@ def weather(*cities: City) -> Check:
     return check
 
 
-def listed(reqs: list[Recorded], _s: DemoToolServer, answer: str) -> tuple[bool, bool]:
-    """Right: one GET /api/items; used: the items are named."""
+def listed(reqs: list[Recorded], s: DemoToolServer, answer: str) -> tuple[bool, bool]:
+    """Right: one GET /api/items; used: the items on the list are named."""
     ok = [(r.method, r.path) for r in reqs] == [("GET", "/api/items")]
-    used = all(n in answer.lower() for n in ("apples", "bananas", "milk"))
+    names = [str(i["name"]).lower() for i in s.items.values()]
+    used = all(n in answer.lower() for n in names)
     return ok, ok and used
 
 
@@ -365,6 +366,15 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "agent": {"profile": "small"},
         "rules": {"closing_nudge": False},
     },
+    "ours-no-claims": {
+        "agent": {"profile": "small"},
+        "rules": {"claims_need_calls": False},
+    },
+    # What the model is sent of earlier turns (`history.py`; P4m).
+    "ours-history-all": {"agent": {"history": "all"}},
+    "ours-history-text": {"agent": {"history": "text"}},
+    "ours-history-recent": {"agent": {"history": "recent", "history_turns": 1}},
+    "ours-history-none": {"agent": {"history": "none"}},
     "ours-nudge-user": {"nudge": "user"},
     "ours-nudge-system": {"nudge": "system"},
     "ours-no-examples": {"agent": {"examples": "none"}},

@@ -214,6 +214,8 @@ async def test_add_and_reconfigure_agent(
         "profile": "auto",
         "chain_calls": "profile",
         "examples": DEFAULT_EXAMPLES,
+        "history": "profile",
+        "history_turns": 3,
     }
 
     result = await entry.start_subentry_reconfigure_flow(hass, new.subentry_id)

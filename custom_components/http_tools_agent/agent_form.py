@@ -38,6 +38,8 @@ from .const import (
     CONF_CUSTOM_EXAMPLES,
     CONF_EXAMPLES,
     CONF_EXTRA_BODY,
+    CONF_HISTORY,
+    CONF_HISTORY_TURNS,
     CONF_MAX_CALLS_PER_TURN,
     CONF_MAX_TOKENS,
     CONF_MODEL,
@@ -62,6 +64,7 @@ from .const import (
     THINKING_CHOICES,
     TOOL_CHOICES,
 )
+from .history import DEFAULT_HISTORY_TURNS, HISTORY_CHOICES, HISTORY_PROFILE
 from .profiles import ProfileChoice
 
 # The agent settings shown in the form's collapsed "advanced" section.
@@ -69,6 +72,8 @@ ADVANCED_FIELDS = (
     CONF_THINKING,
     CONF_MAX_CALLS_PER_TURN,
     CONF_CHAIN_CALLS,
+    CONF_HISTORY,
+    CONF_HISTORY_TURNS,
     CONF_EXAMPLES,
     CONF_CUSTOM_EXAMPLES,
     CONF_EXTRA_BODY,
@@ -168,6 +173,14 @@ def _advanced_schema() -> probatio.Schema:
             probatio.Required(CONF_CHAIN_CALLS, default=DEFAULT_CHAIN_CALLS): _dropdown(
                 CHAIN_CALLS_CHOICES, CONF_CHAIN_CALLS
             ),
+            probatio.Required(CONF_HISTORY, default=HISTORY_PROFILE): _dropdown(
+                HISTORY_CHOICES, CONF_HISTORY
+            ),
+            probatio.Required(
+                CONF_HISTORY_TURNS, default=DEFAULT_HISTORY_TURNS
+            ): NumberSelector(
+                NumberSelectorConfig(min=0, max=50, step=1, mode=NumberSelectorMode.BOX)
+            ),
             probatio.Required(CONF_EXAMPLES, default=DEFAULT_EXAMPLES): _dropdown(
                 EXAMPLES_CHOICES, CONF_EXAMPLES
             ),
@@ -206,6 +219,10 @@ def agent_data_from_form(
             CONF_PROFILE: user_input.get(CONF_PROFILE, DEFAULT_PROFILE),
             CONF_CHAIN_CALLS: advanced.get(CONF_CHAIN_CALLS, DEFAULT_CHAIN_CALLS),
             CONF_EXAMPLES: advanced.get(CONF_EXAMPLES, DEFAULT_EXAMPLES),
+            CONF_HISTORY: advanced.get(CONF_HISTORY, HISTORY_PROFILE),
+            CONF_HISTORY_TURNS: int(
+                advanced.get(CONF_HISTORY_TURNS, DEFAULT_HISTORY_TURNS)
+            ),
         }
     )
     if custom := str(advanced.get(CONF_CUSTOM_EXAMPLES) or "").strip():

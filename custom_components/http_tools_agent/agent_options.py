@@ -18,6 +18,8 @@ from .const import (
     CONF_CUSTOM_EXAMPLES,
     CONF_EXAMPLES,
     CONF_EXTRA_BODY,
+    CONF_HISTORY,
+    CONF_HISTORY_TURNS,
     CONF_MAX_CALLS_PER_TURN,
     CONF_MAX_TOKENS,
     CONF_MODEL,
@@ -38,6 +40,7 @@ from .const import (
     PROFILE_CHOICES,
     THINKING_CHOICES,
 )
+from .history import DEFAULT_HISTORY_TURNS, HISTORY_CHOICES, HISTORY_PROFILE
 
 type ToolChoice = Literal["auto", "required", "none"]
 
@@ -137,6 +140,9 @@ class AgentOptions:
     chain_calls: bool | None = None
     examples: str = DEFAULT_EXAMPLES
     custom_examples: str = ""
+    # What the model is sent of earlier turns (`history.py`).
+    history: str = HISTORY_PROFILE
+    history_turns: int = DEFAULT_HISTORY_TURNS
 
     @classmethod
     def from_subentry(cls, data: Mapping[str, Any]) -> AgentOptions:
@@ -145,6 +151,7 @@ class AgentOptions:
         thinking = data.get(CONF_THINKING, DEFAULT_THINKING)
         examples = data.get(CONF_EXAMPLES, DEFAULT_EXAMPLES)
         profile = data.get(CONF_PROFILE, DEFAULT_PROFILE)
+        history = data.get(CONF_HISTORY, HISTORY_PROFILE)
         return cls(
             model=str(data.get(CONF_MODEL, DEFAULT_MODEL)),
             temperature=float(data.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE)),
@@ -160,4 +167,8 @@ class AgentOptions:
             chain_calls={"on": True, "off": False}.get(data.get(CONF_CHAIN_CALLS, "")),
             examples=examples if examples in EXAMPLES_CHOICES else DEFAULT_EXAMPLES,
             custom_examples=str(data.get(CONF_CUSTOM_EXAMPLES) or ""),
+            history=history if history in HISTORY_CHOICES else HISTORY_PROFILE,
+            history_turns=max(
+                0, int(data.get(CONF_HISTORY_TURNS, DEFAULT_HISTORY_TURNS))
+            ),
         )

@@ -58,6 +58,9 @@ CONF_EXTRA_BODY: Final = "extra_body"
 CONF_MAX_CALLS_PER_TURN: Final = "max_calls_per_turn"
 CONF_CHAIN_CALLS: Final = "chain_calls"
 CONF_EXAMPLES: Final = "examples"
+# What the model is sent of earlier turns (`history.py`).
+CONF_HISTORY: Final = "history"
+CONF_HISTORY_TURNS: Final = "history_turns"
 CONF_CUSTOM_EXAMPLES: Final = "custom_examples"
 
 TOOL_CHOICES: Final = ("auto", "required", "none")

@@ -29,6 +29,7 @@ from .call_policy import DataCalls
 from .context_fit import ContextWindow, answer_reserve, request_chars
 from .delta_stream import CompletionStream
 from .examples import examples_text
+from .history import HISTORY_PROFILE, SMALL_HISTORY, shape_history
 from .honesty import (
     SentenceCheck,
     Withheld,
@@ -218,6 +219,13 @@ class Turn:
 
         return check
 
+    @property
+    def history_mode(self) -> str:
+        """What the model is sent of earlier turns (`history.py`)."""
+        if self.options.history != HISTORY_PROFILE:
+            return self.options.history
+        return SMALL_HISTORY if self.profile.small else "all"
+
     def reply(self, ask: Ask = Ask.ROUND) -> CompletionStream:
         """A new reply to read; on the closing request its calls never run."""
         self._read_results()
@@ -271,7 +279,11 @@ class Turn:
 
     def request(self, ask: Ask = Ask.ROUND) -> Request:
         """The request of one round."""
-        messages = chat_messages(self.chat_log.content, self.notes.note)
+        messages = shape_history(
+            chat_messages(self.chat_log.content, self.notes.note),
+            self.history_mode,
+            self.options.history_turns,
+        )
         self._add_examples(messages)
         last = messages[-1]
         if (
