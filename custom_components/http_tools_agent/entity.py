@@ -278,8 +278,12 @@ class HttpToolsAgentEntity(Entity):
         the agent says that nothing was done (`_async_answer_if_silent`)."""
         assert reply.withheld is not None
         self.entry.runtime_data.record_quirk(reply.withheld.value)
-        if reply.calls or ask is Ask.CLOSING or turn.retried is not None:
-            return reply  # it called (only its words were not said), or: done
+        if reply.calls:
+            return reply  # it called: only its words were not said
+        if ask is Ask.CLOSING or turn.retried is not None:
+            # No more asking: a narration or a claim means nothing was done.
+            turn.nothing_done = reply.withheld is not Withheld.INSTRUCTION
+            return reply
         if reply.withheld is Withheld.INSTRUCTION and turn.seen_calls:
             return reply  # the agent reads the results out
         LOGGER.debug("Reply not spoken (%s); asking once more", reply.withheld)
@@ -377,14 +381,16 @@ class HttpToolsAgentEntity(Entity):
         what happened, in words that are the agent's own (marked so in the
         chat log: `openai_format` never sends them as the model's)."""
         last = chat_log.content[-1]
-        if isinstance(last, conversation.AssistantContent) and (
-            last.content and last.content.strip()
+        if (
+            isinstance(last, conversation.AssistantContent)
+            and (last.content and last.content.strip())
+            and not turn.nothing_done
         ):
             return
         placeholders = {"rounds": str(exhausted_rounds)}
         result = _results_in_words(chat_log, turn.offered.read_only)
-        if turn.retried in (Withheld.NARRATION, Withheld.CLAIM):
-            # Twice a narration or a claim, never the call: nothing was done.
+        if turn.nothing_done:
+            # A narration or a claim again, never the call: nothing was done.
             key = "nothing_done"
         elif result is not None:
             # A weak model that ran tools but could not put their results

@@ -169,6 +169,10 @@ class SpokenCheck:
     user nothing.
     """
 
+    # A sentence this short ("Done.", "Sure!") is checked with the next one:
+    # alone it says too little to judge, and spoken it cannot be taken back.
+    SHORT = 24
+
     __slots__ = ("_check", "_pending", "reason", "withheld")
 
     def __init__(self, check: SentenceCheck) -> None:
@@ -185,14 +189,19 @@ class SpokenCheck:
             return ""
         self._pending += text
         spoken = ""
-        while (end := SENTENCE_END.search(self._pending)) is not None:
+        start = 0
+        while (end := SENTENCE_END.search(self._pending, start)) is not None:
             sentence = self._pending[: end.end()]
+            if len(sentence.strip()) < self.SHORT:
+                start = end.end()  # wait for the next sentence
+                continue
             if (reason := self._check(sentence)) is not None:
                 self.reason = reason
                 self.withheld, self._pending = self._pending, ""
                 return spoken
             spoken += sentence
             self._pending = self._pending[end.end() :]
+            start = 0
         return spoken
 
     def finish(self) -> str:

@@ -164,6 +164,8 @@ class Turn:
     changed: bool = False
     # Why a reply of this turn was asked again (`Ask.RETRY`, once a turn).
     retried: Withheld | None = None
+    # The turn ended on a narration or a claim: the agent says nothing was done.
+    nothing_done: bool = False
 
     data_calls: DataCalls = field(init=False)
 

@@ -1,0 +1,431 @@
+"""Say only what happened, in every turn of a conversation.
+
+Replays through the real openai client of what Qwen2.5-0.5B wrote (the
+sequence of issue 20): a follow-up that narrates a call is asked again, and
+the retry's call runs; a second narration ends in "nothing was done", never
+the narration; a confirmation of an action no tool did is not spoken (the
+small profile); the agent's own read-outs sound like an answer in three
+languages and never reach later requests as words the model wrote.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeassistant.core import HomeAssistant
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.http_tools_agent.const import CONF_PROFILE, CONF_TOOLS
+from custom_components.http_tools_agent.honesty import (
+    SpokenCheck,
+    Withheld,
+    asks_for_action,
+    claims_action,
+    echoes_instruction,
+    narrates_call,
+)
+from custom_components.http_tools_agent.turn import RETRY_NUDGES
+from dev.tool_server import DEMO_TOOLS, DemoToolServer
+
+from .kit import converse, load_integration, server_entry, speech
+from .markup import assert_clean
+from .servers import FakeLLMServer, completion, text_stream, tool_calls_stream
+
+NAMES = [*DEMO_TOOLS, "intent__HassTurnOn"]
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Done. The tool delete_item called with id 3.",
+        "Done. The tool get weather returned: Oslo.",
+        "I'll call the get_weather tool for Oslo.",
+        "Calling the function now.",
+        "I used the add_item tool to add eggs.",
+        "Ho chiamato lo strumento add_item.",
+        "Uso la herramienta delete_item con id 3.",
+        "HassTurnOn kitchen light",
+    ],
+)
+def test_narrations(text: str) -> None:
+    assert narrates_call(text, NAMES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Rome: sunny, 16 °C.",
+        "I can tell you the weather and manage your shopping list.",
+        "On your list: apples (3), bananas (6), milk (1).",
+        "Il tempo a Roma è soleggiato.",
+        "Hola, ¿en qué puedo ayudarte?",
+    ],
+)
+def test_answers_are_no_narrations(text: str) -> None:
+    assert not narrates_call(text, NAMES)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "The batteries have been added to the inventory.",
+        "I've removed milk from your list.",
+        "Done, item 3 deleted.",
+        "The kitchen light is now on.",
+        "La luce della cucina è accesa.",
+        "Ho aggiunto le uova alla lista.",
+        "He borrado el artículo 1.",
+        "La luz está encendida.",
+    ],
+)
+def test_claims(text: str) -> None:
+    assert claims_action(text)
+
+
+@pytest.mark.parametrize(
+    "text",
+    [
+        "Rome: sunny, 16 °C.",
+        "Your list has apples, bananas and milk.",
+        "I can't delete that item.",
+        "Che tempo fa? Sole.",
+    ],
+)
+def test_answers_are_no_claims(text: str) -> None:
+    assert not claims_action(text)
+
+
+def test_actions_and_questions() -> None:
+    assert asks_for_action("Add eggs to the list.")
+    assert asks_for_action("Accendi la luce della cucina.")
+    assert asks_for_action("Borra el artículo 1.")
+    assert not asks_for_action("What's the weather in Rome?")
+    assert not asks_for_action("Is the kitchen light on?")
+    assert not asks_for_action("Cosa c'è nella lista della spesa?")
+
+
+def test_instruction_echoes() -> None:
+    assert echoes_instruction('The user\'s question is "Add coffee to the list."')
+    assert echoes_instruction("The tool response provides the weather.")
+    assert not echoes_instruction("Rome is sunny.")
+
+
+def test_sentences_are_held_until_whole_and_checked() -> None:
+    """Words are spoken sentence by sentence; from a narration on, nothing."""
+    check = SpokenCheck(
+        lambda s: Withheld.NARRATION if narrates_call(s, NAMES) else None
+    )
+    spoken = check.feed("Sure, I can help you with that. I will ")
+    spoken += check.feed("call the delete_item tool. Then ")
+    spoken += check.feed("it is gone.")
+    spoken += check.finish()
+
+    assert spoken == "Sure, I can help you with that. "
+    assert check.reason is Withheld.NARRATION
+    assert check.withheld == "I will call the delete_item tool. Then it is gone."
+
+
+def test_a_short_sentence_waits_for_the_next() -> None:
+    """ "Done." alone says too little: it is judged with what follows."""
+    check = SpokenCheck(
+        lambda s: Withheld.NARRATION if narrates_call(s, NAMES) else None
+    )
+    spoken = check.feed("Done. ") + check.feed("The tool get_weather returned: Oslo.")
+    spoken += check.finish()
+
+    assert spoken == ""
+    assert check.withheld == "Done. The tool get_weather returned: Oslo."
+
+
+# --- turns -------------------------------------------------------------------
+
+
+@pytest.fixture
+async def items(socket_enabled: None) -> Any:
+    async with DemoToolServer() as server:
+        yield server
+
+
+async def setup(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer, **agent: Any
+) -> MockConfigEntry:
+    entry = server_entry(
+        llm_server.base_url,
+        options={CONF_TOOLS: items.tools(list(DEMO_TOOLS))},
+        agent=agent or None,
+    )
+    entry.add_to_hass(hass)
+    await load_integration(hass)
+    return entry
+
+
+def last_user(body: dict[str, Any]) -> str:
+    text: str = next(m for m in reversed(body["messages"]) if m["role"] == "user")[
+        "content"
+    ]
+    return text
+
+
+@pytest.mark.parametrize("profile", ["small", "capable"])
+async def test_a_narrated_call_is_asked_again_and_the_call_runs(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    items: DemoToolServer,
+    chat_contents: list[dict[str, Any]],
+    profile: str,
+) -> None:
+    """Turn 1 reads the list; turn 2 narrates the delete (the model copied a
+    read-out): it is not spoken, the request is asked again saying why, and
+    the call the model then makes runs."""
+    await setup(hass, llm_server, items, **{CONF_PROFILE: profile})
+    llm_server.add(
+        tool_calls_stream(("list_items", {})),
+        text_stream("On your list: apples (3), bananas (6), milk (1)."),
+        text_stream("Done. The tool delete_item ", "called with id 3."),
+        tool_calls_stream(("delete_item", {"id": "3"})),
+        text_stream("Item 3 is gone."),
+        text_stream("Milk is off your list."),  # small: the closing request
+    )
+    first = await converse(hass, "What's on my shopping list?")
+
+    result = await converse(
+        hass, "Delete item 3.", conversation_id=first.conversation_id
+    )
+
+    assert [r.target for r in items.requests] == [
+        "GET /api/items",
+        "DELETE /api/items/3",
+    ]
+    # Asked again, saying why (small: "Done." is also a claim of a delete
+    # no tool did).
+    retry = llm_server.requests[3]
+    assert last_user(retry).startswith("Delete item 3.\n\n")
+    assert last_user(retry).removeprefix("Delete item 3.\n\n") in (
+        RETRY_NUDGES[Withheld.NARRATION],
+        RETRY_NUDGES[Withheld.CLAIM],
+    )
+    assert "called with" not in speech(result)
+    shown = " ".join(c.get("content") or "" for c in chat_contents)
+    assert "delete_item" not in shown
+    assert speech(result) in ("Item 3 is gone.", "Milk is off your list.")
+
+
+async def test_a_second_narration_says_nothing_was_done(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    items: DemoToolServer,
+    chat_contents: list[dict[str, Any]],
+) -> None:
+    entry = await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    llm_server.add(
+        text_stream("Done. The tool get_weather called with city Oslo."),
+        text_stream("The tool get_weather called with city Oslo."),
+    )
+
+    result = await converse(hass, "What's the weather in Oslo?")
+
+    assert items.requests == []
+    assert speech(result) == "Sorry, I didn't do that: no tool ran."
+    assert all("get_weather" not in (c.get("content") or "") for c in chat_contents)
+    assert entry.runtime_data.model_quirks["narrated_call"] == 2
+
+
+@pytest.mark.parametrize(
+    ("language", "nothing_done"),
+    [
+        ("it", "Mi dispiace, non l'ho fatto: nessuno strumento è stato eseguito."),
+        ("es", "Lo siento, no lo hice: no se ejecutó ninguna herramienta."),
+    ],
+)
+async def test_nothing_done_in_the_users_language(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    items: DemoToolServer,
+    language: str,
+    nothing_done: str,
+) -> None:
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    llm_server.add(
+        text_stream("Ho chiamato lo strumento add_item."),
+        text_stream("Ho chiamato lo strumento add_item."),
+    )
+
+    result = await converse(hass, "Aggiungi le uova.", language=language)
+
+    assert speech(result) == nothing_done
+
+
+async def test_a_claim_without_a_call_is_asked_again_under_the_small_rules(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """ "Add an item called batteries." -> "The batteries have been added to
+    the inventory." with no request: not spoken; asked again, the model
+    calls, the item is added."""
+    entry = await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    llm_server.add(
+        text_stream("The batteries have been added to the inventory."),
+        tool_calls_stream(("add_item", {"name": "batteries"})),
+        text_stream("Batteries are on your list."),
+    )
+
+    result = await converse(hass, "Add an item called batteries.")
+
+    assert [r.target for r in items.requests] == ["POST /api/items"]
+    assert last_user(llm_server.requests[1]).endswith(RETRY_NUDGES[Withheld.CLAIM])
+    assert speech(result) == "Batteries are on your list."
+    assert entry.runtime_data.model_quirks["claim_without_call"] == 1
+
+
+async def test_a_claim_twice_says_nothing_was_done(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    llm_server.add(
+        text_stream("Done, item 3 deleted."),
+        text_stream("Item 3 has been deleted."),
+    )
+
+    result = await converse(hass, "Delete item 3.")
+
+    assert items.requests == []
+    assert speech(result) == "Sorry, I didn't do that: no tool ran."
+
+
+async def test_a_capable_models_claims_are_its_own(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """The claim rule is a small-model rule: a capable model's words stand."""
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "capable"})
+    llm_server.add(text_stream("I have added it already, earlier today."))
+
+    result = await converse(hass, "Add eggs.")
+
+    assert speech(result) == "I have added it already, earlier today."
+
+
+async def test_a_json_reply_is_not_spoken(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """A follow-up answered with a bare JSON object: no speech; the agent
+    reads the result instead."""
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    llm_server.add(
+        tool_calls_stream(("add_item", {"name": "apples and pears", "qty": 2})),
+        text_stream('{"id": "1234567890", "qty": 2, "name": "Apples and Pears"}'),
+        text_stream('{"id": "1234567890", "qty": 2, "name": "Apples and Pears"}'),
+    )
+
+    result = await converse(hass, "Add two apples and pears.")
+
+    assert [r.target for r in items.requests] == ["POST /api/items"]
+    assert speech(result) == "Done: apples and pears (2)."
+    assert_clean(speech(result), "{")
+
+
+async def test_the_instruction_restated_is_not_spoken(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    llm_server.add(
+        tool_calls_stream(("add_item", {"name": "coffee"})),
+        text_stream(
+            'The user\'s question is "Add coffee to the list." The tool response '
+            "provides the new item."
+        ),
+        text_stream('The user asked: "Add coffee to the list."'),
+    )
+
+    result = await converse(hass, "Add coffee to the list.")
+
+    assert speech(result) == "Done: coffee (1)."
+
+
+@pytest.mark.parametrize(
+    ("language", "weather", "listed", "added", "empty"),
+    [
+        (
+            "en",
+            "Rome: ☀️ +14°C.",
+            "apples (3), bananas (6), milk (1).",
+            "Done: eggs (1).",
+            "I found nothing.",
+        ),
+        (
+            "it",
+            "Rome: ☀️ +14°C.",
+            "apples (3), bananas (6), milk (1).",
+            "Fatto: eggs (1).",
+            "Non ho trovato nulla.",
+        ),
+        (
+            "es",
+            "Rome: ☀️ +14°C.",
+            "apples (3), bananas (6), milk (1).",
+            "Hecho: eggs (1).",
+            "No encontré nada.",
+        ),
+    ],
+)
+async def test_read_outs_sound_like_an_answer(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    items: DemoToolServer,
+    language: str,
+    weather: str,
+    listed: str,
+    added: str,
+    empty: str,
+) -> None:
+    """A model that ran tools but writes no answer: the agent reads the
+    results, as an answer, short enough to speak."""
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    # Asked for the answer, then to close: no words, streamed or not.
+    silence = [text_stream(), completion(""), text_stream(), completion("")]
+    spoken = []
+    for call in (
+        ("get_weather", {"city": "Rome"}),
+        ("list_items", {}),
+        ("add_item", {"name": "eggs"}),
+        ("list_items", {"search": "kiwi"}),
+    ):
+        llm_server.add(tool_calls_stream(call), *silence)
+        spoken.append(speech(await converse(hass, "…", language=language)))
+        llm_server.replies.clear()
+
+    assert spoken[1:] == [listed, added, empty]
+    assert spoken[0].startswith("Rome:")
+
+
+async def test_the_agents_words_never_reach_the_model_as_its_own(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """A read-out stands in later requests as the results in words; an
+    agent's message of a turn without calls leaves that turn out."""
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    llm_server.add(
+        tool_calls_stream(("list_items", {})),
+        text_stream(),
+        completion(""),
+        text_stream(),
+        completion(""),
+    )
+    first = await converse(hass, "What's on my shopping list?")
+    assert speech(first) == "apples (3), bananas (6), milk (1)."
+    llm_server.replies.clear()
+    llm_server.add(text_stream(), completion(""))
+    second = await converse(hass, "Hello?", conversation_id=first.conversation_id)
+    assert speech(second) == "The model gave no answer."
+    llm_server.replies.clear()
+    llm_server.add(text_stream("Bye!"))
+
+    await converse(hass, "Bye.", conversation_id=first.conversation_id)
+
+    sent = llm_server.requests[-1]["messages"]
+    texts = [m.get("content") or "" for m in sent if m["role"] == "assistant"]
+    assert "apples (3), bananas (6), milk (1)." in texts
+    assert not any("model gave no answer" in t for t in texts)
+    assert [m["content"] for m in sent if m["role"] == "user"] == [
+        "What's on my shopping list?",
+        "Bye.",
+    ]
