@@ -13,6 +13,10 @@ LLM API.
   hands the Assist pipeline) on a paced stream (one token per chunk, 20 ms
   apart, as llama-cpp-python sends), vs the raw SDK stream.
 - P3: three parallel tool calls of 300 ms each vs one.
+- P1b: a small-talk turn (no call) with the six demo tools offered to both
+  agents, on an instant server: wall and CPU time per turn (CPU time of
+  this process, which holds both agents and the servers: less moved by
+  other load on the machine than wall time).
 
     .venv/bin/python -m bench.bench_loop [--turns 40]
 """
@@ -29,6 +33,7 @@ import aiohttp
 import openai
 
 from bench._ha import home_assistant, machine, median_ms, table, timed_turn
+from dev.tool_server import DEMO_TOOLS, DemoToolServer
 from tests.e2e.harness import setup_llama_cpp, setup_ours
 from tests.kit import weather_tool
 from tests.servers import (
@@ -106,6 +111,8 @@ async def main(turns: int) -> None:
                 await p1(hass, fast, endpoint, ours, core, client, session, turns)
             await p3(hass, fast, endpoint, ours, core, max(turns // 4, 5))
         async with home_assistant() as hass:
+            await p1b(hass, fast, max(turns * 5, 100))
+        async with home_assistant() as hass:
             ours = await setup_ours(hass, llm.base_url, [weather_tool(endpoint.url)])
             core = await setup_llama_cpp(hass, llm.base_url)
             paced_client = openai.AsyncOpenAI(api_key="x", base_url=llm.base_url)
@@ -161,6 +168,43 @@ async def p1(
     table(
         f"P1: integration overhead per round (median of {turns} turns, 2 rounds each)",
         ("loop", "turn ms", "overhead per round ms (turn - floor) / 2"),
+        rows,
+    )
+
+
+async def p1b(hass: object, fast: FakeLLMServer, turns: int) -> None:
+    """A small-talk turn with the demo tools offered, ours vs core."""
+    from homeassistant.core import HomeAssistant
+
+    assert isinstance(hass, HomeAssistant)
+    async with DemoToolServer() as tools:
+        demo = tools.tools(list(DEMO_TOOLS))
+        ours = await setup_ours(hass, fast.base_url, demo, model="m")
+        core = await setup_llama_cpp(hass, fast.base_url, model="m")
+        wall: dict[str, list[float]] = {"ours": [], "core": []}
+        cpu: dict[str, list[float]] = {"ours": [], "core": []}
+        for turn in range(turns + 20):
+            for key, agent in (("ours", ours), ("core", core)):
+                fast.add(text_stream("Hello there!"))
+                started = time.process_time()
+                elapsed, _first, spoken = await timed_turn(hass, agent, "Hello")
+                used = time.process_time() - started
+                assert spoken == "Hello there!", (key, spoken)
+                if turn >= 20:
+                    wall[key].append(elapsed)
+                    cpu[key].append(used)
+    rows = [
+        (label, median_ms(wall[key]), median_ms(cpu[key]))
+        for key, label in (
+            ("ours", "http_tools_agent"),
+            ("core", "HA core llama_cpp"),
+        )
+    ]
+    ratio = statistics.median(cpu["ours"]) / statistics.median(cpu["core"])
+    rows.append(("ours / core (CPU)", "", f"{ratio:.2f}x"))
+    table(
+        f"P1b: a small-talk turn with six tools offered (median of {turns} turns)",
+        ("agent", "wall ms", "CPU ms"),
         rows,
     )
 

@@ -81,11 +81,8 @@ class DataCalls:
     keys: set[str] = field(default_factory=set)
     # Results already read (by tool call id).
     _seen: set[str] = field(default_factory=set)
-    _names: ToolNames = field(init=False)
-
-    def __post_init__(self) -> None:
-        """Resolve written names as the reply's filter does."""
-        self._names = ToolNames(self.schemas)
+    # Resolves written names as the reply's filter does (built when needed).
+    _names: ToolNames | None = None
 
     def add(self, call_id: str, text: str) -> None:
         """Read one tool result (once per call id)."""
@@ -102,6 +99,8 @@ class DataCalls:
                 self._add(name, arguments)
 
     def _add(self, name: str, arguments: Mapping[str, Any]) -> None:
+        if self._names is None:
+            self._names = ToolNames(self.schemas)
         self.keys.add(loose_key(self._names.resolve(name) or name, arguments))
 
     def copied(self, name: str, arguments: Mapping[str, Any]) -> bool:

@@ -128,9 +128,9 @@ class HttpToolsAgentEntity(Entity):
         """Unavailable while the server cannot be reached (turns still run)."""
         return self.entry.runtime_data.availability.available
 
-    def profile(self) -> ProfileChoice:
+    def profile(self, options: AgentOptions | None = None) -> ProfileChoice:
         """The profile this agent runs with now, and why (`profiles.py`)."""
-        options = AgentOptions.from_subentry(self.subentry.data)
+        options = options or AgentOptions.from_subentry(self.subentry.data)
         choice = choose_profile(
             options.profile,
             options.model,
@@ -171,7 +171,7 @@ class HttpToolsAgentEntity(Entity):
         back, until the model answers or the rounds run out."""
         runtime = self.entry.runtime_data
         options = AgentOptions.from_subentry(self.subentry.data)
-        profile = self.profile()
+        profile = self.profile(options)
         turn = Turn(
             options,
             chat_log,

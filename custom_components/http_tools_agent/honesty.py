@@ -54,16 +54,26 @@ _NARRATION = re.compile(
 _IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+|(?:[A-Z][a-z0-9]+){2,}")
 
 
-def narrates_call(text: str, tools: Iterable[str]) -> bool:
-    """Whether `text` describes calling a tool rather than answering."""
-    if _NARRATION.search(text):
-        return True
+def tool_names_pattern(tools: Iterable[str]) -> re.Pattern[str] | None:
+    """The offered tools' names as a model writes them in a narration."""
     names = {name.rpartition("__")[2] for name in tools}
     names = {name for name in names if _IDENTIFIER.fullmatch(name)}
-    return any(
-        re.search(rf"(?<![\w]){re.escape(name)}(?![\w])", text, re.IGNORECASE)
-        for name in names
-    )
+    if not names:
+        return None
+    alternatives = "|".join(re.escape(name) for name in sorted(names))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
+def narrates_call(text: str, tools: Iterable[str] | re.Pattern[str] | None) -> bool:
+    """Whether `text` describes calling a tool rather than answering
+    (`tools`: the offered names, or their `tool_names_pattern`)."""
+    if _NARRATION.search(text):
+        return True
+    if tools is None or isinstance(tools, re.Pattern):
+        pattern = tools
+    else:
+        pattern = tool_names_pattern(tools)
+    return pattern is not None and pattern.search(text) is not None
 
 
 # A confirmation that something was done.

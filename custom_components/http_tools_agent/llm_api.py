@@ -8,6 +8,8 @@ it, with the same checks, secrets, host policy, limits, record and event.
 from __future__ import annotations
 
 from contextvars import ContextVar
+import functools
+import json
 from dataclasses import dataclass
 from typing import Any, override
 
@@ -63,9 +65,15 @@ def api_id_for(api_key: str) -> str:
 
 
 def _probatio_schema(parameters: dict[str, Any]) -> probatio.Schema:
-    """Convert a tool's JSON Schema so agents that read `Tool.parameters` work."""
+    """Convert a tool's JSON Schema so agents that read `Tool.parameters` work
+    (once per schema: the tools are built again for every turn)."""
+    return _converted(json.dumps(parameters, sort_keys=True))
+
+
+@functools.lru_cache(maxsize=512)
+def _converted(parameters: str) -> probatio.Schema:
     try:
-        return probatio.from_json_schema(parameters)
+        return probatio.from_json_schema(json.loads(parameters))
     except Exception:
         LOGGER.debug("Parameters not expressible for other agents: %s", parameters)
         return probatio.Schema({}, extra=probatio.ALLOW_EXTRA)

@@ -37,6 +37,7 @@ from .honesty import (
     claims_action,
     echoes_instruction,
     narrates_call,
+    tool_names_pattern,
 )
 from .openai_format import ChatTools, chat_messages, tool_result_text
 from .profiles import Evidence, Profile, ProfileChoice
@@ -208,7 +209,7 @@ class Turn:
         )
         if not (narration or claims or instruction):
             return None
-        names = list(self.schemas)
+        names = tool_names_pattern(self.schemas) if narration else None
 
         def check(sentence: str) -> Withheld | None:
             if narration and narrates_call(sentence, names):
