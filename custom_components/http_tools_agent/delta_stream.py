@@ -144,6 +144,9 @@ class CompletionStream:
     released: list[str] = field(default_factory=list)
     # How often each answered call came back in this reply.
     _repeated: Counter[str] = field(default_factory=Counter)
+    # How often each JSON object held from speech (an echoed result or
+    # error) came back in this reply.
+    _echoes: Counter[str] = field(default_factory=Counter)
     # Calls recognised on the closing request (never run).
     dropped: int = 0
     finish_reason: str | None = None
@@ -193,6 +196,10 @@ class CompletionStream:
             return not self.text.strip()
         if self.schema_copies >= LOOP_REPEATS:
             return True  # reciting the tools block, schemas and all
+        if any(count >= LOOP_REPEATS for count in self._echoes.values()):
+            # Writing a result or an error back again and again: Qwen2.5-0.5B
+            # wrote an intent's error JSON until `max_tokens`, 60 s on a CPU.
+            return True
         return any(count >= LOOP_REPEATS for count in self._repeated.values())
 
     @property
@@ -339,6 +346,9 @@ class CompletionStream:
         if out.thinking:
             self.thinking += out.thinking
             self.held += out.held
+            self._echoes.update(
+                line.strip(" ,[]") for line in out.held.splitlines() if line.strip(" ,[]")
+            )
             deltas.append({"thinking_content": out.thinking})
         spoken = out.text
         if spoken and self._spoken is not None:

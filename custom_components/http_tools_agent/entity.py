@@ -24,6 +24,7 @@ from homeassistant.config_entries import ConfigSubentry
 from homeassistant.helpers import device_registry as dr
 from homeassistant.helpers.entity import Entity
 
+from .actions import says_failed
 from .agent_options import AgentOptions
 from .const import (
     CONF_AGENT_TOOLS,
@@ -377,15 +378,28 @@ class HttpToolsAgentEntity(Entity):
         language: str | None,
         exhausted_rounds: int | None,
     ) -> None:
-        """Never leave the user with silence, and never with a claim: say
-        what happened, in words that are the agent's own (marked so in the
-        chat log: `openai_format` never sends them as the model's)."""
+        """Never leave the user with silence, nor with a claim: say what
+        happened, in words that are the agent's own (marked so in the chat
+        log: `openai_format` never sends them as the model's). An action
+        that failed is said as failed, whatever the model wrote."""
         last = chat_log.content[-1]
-        if (
-            isinstance(last, conversation.AssistantContent)
-            and (last.content and last.content.strip())
-            and not turn.nothing_done
-        ):
+        said = (
+            last.content.strip()
+            if isinstance(last, conversation.AssistantContent)
+            and last.content
+            and not isinstance(last.native, AgentWords)
+            else ""
+        )
+        acts = turn.actions()
+        if acts.failed and not (said and says_failed(said)):
+            failure = acts.failed[0]
+            reason = await async_spoken_message(
+                self.hass, language, failure.reason, failure.placeholders
+            )
+            key = "action_partly_failed" if acts.done else "action_failed"
+            await self._async_say(chat_log, language, key, {"reason": reason}, None)
+            return
+        if said and not turn.nothing_done:
             return
         placeholders = {"rounds": str(exhausted_rounds)}
         result = _results_in_words(chat_log, turn.offered.read_only)
@@ -400,10 +414,21 @@ class HttpToolsAgentEntity(Entity):
             key = "rounds_exhausted"
         else:
             key = "empty_answer"
-        self.entry.runtime_data.record_quirk("agent_answered")
-        text = await async_spoken_message(self.hass, language, key, placeholders)
         # Later requests show the results as the answer, never these words.
         history = result[1].get("result") if result is not None else None
+        await self._async_say(chat_log, language, key, placeholders, history)
+
+    async def _async_say(
+        self,
+        chat_log: conversation.ChatLog,
+        language: str | None,
+        key: str,
+        placeholders: dict[str, str],
+        history: str | None,
+    ) -> None:
+        """Add the agent's own words to the turn (`openai_format.AgentWords`)."""
+        self.entry.runtime_data.record_quirk("agent_answered")
+        text = await async_spoken_message(self.hass, language, key, placeholders)
         chat_log.async_add_assistant_content_without_tools(
             conversation.AssistantContent(
                 agent_id=self.entity_id, content=text, native=AgentWords(history)

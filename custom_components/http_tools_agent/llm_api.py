@@ -8,9 +8,9 @@ it, with the same checks, secrets, host policy, limits, record and event.
 from __future__ import annotations
 
 from contextvars import ContextVar
+from dataclasses import dataclass
 import functools
 import json
-from dataclasses import dataclass
 from typing import Any, override
 
 from homeassistant.components.conversation import chat_log as ha_chat_log

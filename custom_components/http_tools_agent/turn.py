@@ -24,6 +24,7 @@ from openai.types.chat import (
 )
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
+from .actions import Actions, turn_actions
 from .agent_options import AgentOptions, ToolChoice, request_extra, thinking_fields
 from .call_policy import DataCalls
 from .context_fit import ContextWindow, answer_reserve, request_chars
@@ -195,13 +196,20 @@ class Turn:
                     content.tool_call_id, tool_result_text(content.result)
                 )
 
+    def actions(self) -> Actions:
+        """What this turn's calls that change something did (`actions.py`)."""
+        return turn_actions(this_turn(self.chat_log)[1], self.offered.read_only)
+
     def sentence_check(self) -> SentenceCheck | None:
         """What each sentence of the next reply is checked for before it is
-        spoken (`honesty.py`), or None."""
+        spoken (`honesty.py`), or None. A claim that something was done is
+        not spoken when nothing was: a small model's, and any model's once
+        an action failed."""
         narration = bool(self.tools) and not self.calls_run
+        acts = self.actions()
         claims = (
-            self.rules.claims_need_calls
-            and not self.changed
+            (self.rules.claims_need_calls or bool(acts.failed))
+            and not acts.done
             and asks_for_action(this_turn(self.chat_log)[0])
         )
         instruction = bool(self.seen_calls) and (

@@ -1,0 +1,205 @@
+"""A failed action is said as failed, whatever the model writes; a reply that
+writes a result or an error back again and again is cut.
+
+Replays through the real openai client: an HTTP tool that answers 500, an
+Assist intent that matches no device (core's demo lights and fans are the
+house), the model claiming success anyway or echoing the error JSON.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import json
+from typing import Any
+
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import llm
+import pytest
+
+from custom_components.http_tools_agent.const import CONF_PROFILE, CONF_TOOLS
+
+from .house import async_demo_house
+from .kit import API_ID, converse, load_integration, server_entry, speech
+from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
+
+
+def failing_tools(base: str) -> list[dict[str, Any]]:
+    """An item tool whose service fails, and one that works."""
+    item = {
+        "type": "object",
+        "properties": {"name": {"type": "string"}},
+        "required": ["name"],
+    }
+    return [
+        {
+            "name": "add_item",
+            "description": "Add an item to the shopping list.",
+            "parameters": item,
+            "url": f"{base}/fail",
+            "method": "POST",
+        },
+        {
+            "name": "send_webhook",
+            "description": "Send a notification.",
+            "parameters": {
+                "type": "object",
+                "properties": {"message": {"type": "string"}},
+            },
+            "url": f"{base}/hook",
+            "method": "POST",
+        },
+    ]
+
+
+async def setup(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    profile: str,
+    *,
+    assist: bool = False,
+) -> None:
+    if assist:
+        await async_demo_house(hass)
+    entry = server_entry(
+        llm_server.base_url,
+        options={CONF_TOOLS: failing_tools(tool_endpoint.url)},
+        agent={
+            CONF_PROFILE: profile,
+            "llm_hass_api": [API_ID, llm.LLM_API_ASSIST] if assist else [API_ID],
+        },
+    )
+    entry.add_to_hass(hass)
+    await load_integration(hass)
+
+
+@pytest.mark.parametrize("profile", ["capable", "small"])
+async def test_an_http_error_is_said_as_failed(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    chat_contents: list[dict[str, Any]],
+    profile: str,
+) -> None:
+    """The add fails (HTTP 500); the model says it added milk anyway: the
+    claim is not spoken, the user hears that it did not happen and why."""
+    await setup(hass, llm_server, tool_endpoint, profile)
+    llm_server.add(
+        tool_calls_stream(("add_item", {"name": "milk"})),
+        *[text_stream("I have added milk to your shopping list.")] * 3,
+    )
+
+    result = await converse(hass, "Add milk to the list.")
+
+    assert [r.path for r in tool_endpoint.requests] == ["/fail"]
+    assert speech(result) == (
+        "That did not happen: the service answered with error 500."
+    )
+    shown = " ".join(c.get("content") or "" for c in chat_contents)
+    assert "added milk" not in shown
+
+
+@pytest.mark.parametrize(
+    ("language", "spoken"),
+    [
+        ("it", "Non è stato fatto: il servizio ha risposto con l'errore 500."),
+        ("es", "Eso no se hizo: el servicio respondió con el error 500."),
+    ],
+)
+async def test_the_failure_in_the_users_language(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    language: str,
+    spoken: str,
+) -> None:
+    await setup(hass, llm_server, tool_endpoint, "capable")
+    llm_server.add(
+        tool_calls_stream(("add_item", {"name": "latte"})),
+        *[text_stream("Fatto! Ho aggiunto il latte.")] * 3,
+    )
+
+    result = await converse(hass, "Aggiungi il latte.", language=language)
+
+    assert speech(result) == spoken
+
+
+async def test_a_model_that_says_it_failed_is_not_corrected(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    await setup(hass, llm_server, tool_endpoint, "capable")
+    llm_server.add(
+        tool_calls_stream(("add_item", {"name": "milk"})),
+        text_stream("Sorry, I couldn't add milk: the list service failed."),
+    )
+
+    result = await converse(hass, "Add milk to the list.")
+
+    assert speech(result) == "Sorry, I couldn't add milk: the list service failed."
+
+
+async def test_one_of_two_actions_failed(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    await setup(hass, llm_server, tool_endpoint, "capable")
+    llm_server.add(
+        tool_calls_stream(
+            ("add_item", {"name": "milk"}),
+            ("send_webhook", {"message": "milk is on the list"}),
+        ),
+        text_stream("Done: milk is on the list and the family knows."),
+    )
+
+    result = await converse(hass, "Add milk and tell the family.")
+
+    assert sorted(r.path for r in tool_endpoint.requests) == ["/fail", "/hook"]
+    assert speech(result) == (
+        "Not all of it happened: the service answered with error 500."
+    )
+
+
+ERROR_JSON = json.dumps({"error": "MatchFailedError", "error_text": "no match"})
+
+
+@pytest.mark.parametrize(
+    ("language", "spoken"),
+    [
+        ("en", "That did not happen: Home Assistant found no such device."),
+        ("it", "Non è stato fatto: Home Assistant non ha trovato quel dispositivo."),
+        ("es", "Eso no se hizo: Home Assistant no encontró ese dispositivo."),
+    ],
+)
+async def test_an_intent_that_matched_nothing_and_an_echo_loop(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    language: str,
+    spoken: str,
+) -> None:
+    """HassTurnOn with an invented area matches no device; the model writes
+    the error back line after line (Qwen2.5-0.5B did until `max_tokens`,
+    60 s): at the second copy the agent stops reading, and the user hears
+    that the light was not turned on."""
+    await setup(hass, llm_server, tool_endpoint, "small", assist=True)
+    never = asyncio.Event()
+    llm_server.add(
+        tool_calls_stream(
+            ("HassTurnOn", {"name": "Kitchen Lights", "area": "Attic", "floor": "Roof"})
+        ),
+        text_stream(
+            *[ERROR_JSON + "\n"] * 3,
+            "The kitchen light is currently off.",
+            hold_before_piece=2,
+            hold_until=never.wait,
+        ),
+        *[text_stream("The kitchen light is on.")] * 3,
+    )
+
+    async with asyncio.timeout(10):  # the held rest would take 20 s
+        result = await converse(hass, "Turn on the kitchen light.", language=language)
+
+    never.set()
+    assert speech(result) == spoken
+    assert hass.states.get("light.kitchen_lights").state == "on"  # never changed
+    offered = [t["function"]["name"] for t in llm_server.requests[0]["tools"]]
+    assert any(name.endswith("HassTurnOn") for name in offered)
