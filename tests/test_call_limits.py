@@ -20,6 +20,7 @@ from custom_components.http_tools_agent.const import (
 from custom_components.http_tools_agent.small_model import (
     ALL_TOOLS_ERROR,
     SCHEMA_COPY_ERROR,
+    asks_for,
 )
 
 from .kit import converse, speech, weather_tool
@@ -330,3 +331,81 @@ async def test_calls_written_on_one_line_all_run(
         "/weather/Lisbon",
         "/weather/Vienna",
     ]
+
+
+def add_milk_and_more() -> Any:
+    """What Qwen2.5-0.5B wrote for "Add milk to the list.": the add, then
+    the weather for Paris, the list and a notification to the family."""
+    return tool_calls_stream(
+        ("add_item", {"name": "milk"}),
+        ("get_weather", {"city": "Paris"}),
+        ("list_items", {}),
+        ("send_webhook", {"message": "Milk added"}),
+    )
+
+
+@pytest.fixture
+def item_tools(tools: list[dict[str, Any]], tool_endpoint: ToolEndpoint) -> None:
+    """An add beside the weather, the list, the webhook and the garage."""
+    for name, method in (("add_item", "POST"),):
+        tools.append(
+            {
+                "name": name,
+                "description": name.replace("_", " "),
+                "parameters": {
+                    "type": "object",
+                    "properties": {"name": {"type": "string"}},
+                },
+                "url": f"{tool_endpoint.url}/{name}",
+                "method": method,
+            }
+        )
+
+
+@SMALL
+@pytest.mark.usefixtures("item_tools", "setup_integration")
+async def test_a_change_nobody_asked_for_runs_not(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """Small: the notification nobody asked for is not sent (the reads are
+    left to the model's answer)."""
+    llm_server.add(add_milk_and_more(), text_stream("Milk is on your list."))
+
+    await converse(hass, "Add milk to the list.")
+
+    paths = sorted(r.path for r in tool_endpoint.requests)
+    assert "/send_webhook" not in paths
+    assert "/add_item" in paths
+    assert "Error: not run: the user did not ask for this." in " ".join(
+        results(llm_server.requests[1])
+    )
+
+
+@pytest.mark.usefixtures("item_tools", "setup_integration")
+async def test_a_capable_model_decides_what_to_change(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    llm_server.add(add_milk_and_more(), text_stream("Milk is on your list."))
+
+    await converse(hass, "Add milk to the list.")
+
+    assert "/send_webhook" in [r.path for r in tool_endpoint.requests]
+
+
+@pytest.mark.parametrize(
+    ("tool", "request_", "asked"),
+    [
+        ("send_webhook", "Add milk to the list.", False),
+        ("send_webhook", "Add milk and tell the family.", True),
+        ("send_webhook", "Avvisa la famiglia.", True),
+        ("delete_item", "Remove item 1.", True),
+        ("delete_item", "Borra el artículo 1.", True),
+        ("add_item", "Aggiungi il latte.", True),
+        ("add_item", "Turn on the kitchen light.", False),
+        ("intent__HassTurnOn", "Accendi la luce della cucina.", True),
+        ("intent__HassTurnOn", "Add eggs to my list.", False),
+        ("intent__HassTurnOff", "Apaga la luz.", True),
+    ],
+)
+def test_what_a_request_asks_for(tool: str, request_: str, asked: bool) -> None:
+    assert asks_for(tool, request_) is asked

@@ -47,8 +47,10 @@ from .small_model import (
     ALL_TOOLS_ERROR,
     PLAIN,
     SCHEMA_COPY_ERROR,
+    UNASKED_ERROR,
     MoreOf,
     Rules,
+    asks_for,
     copies_schema,
     recites_tools,
 )
@@ -121,6 +123,11 @@ class CompletionStream:
     data_calls: DataCalls | None = None
     # Checks each sentence before it is spoken (`honesty.py`); None: none.
     sentence_check: SentenceCheck | None = None
+    # The user's words and the tools that only read (`Rules.unasked_changes`).
+    question: str = ""
+    read_only: frozenset[str] = frozenset()
+    # Calls refused as changes nobody asked for.
+    unasked: int = 0
     # Recitals of the tool list refused in this turn: the same one again is
     # taken as meant.
     refused_recitals: set[frozenset[str]] = field(default_factory=set)
@@ -347,7 +354,9 @@ class CompletionStream:
             self.thinking += out.thinking
             self.held += out.held
             self._echoes.update(
-                line.strip(" ,[]") for line in out.held.splitlines() if line.strip(" ,[]")
+                line.strip(" ,[]")
+                for line in out.held.splitlines()
+                if line.strip(" ,[]")
             )
             deltas.append({"thinking_content": out.thinking})
         spoken = out.text
@@ -420,6 +429,8 @@ class CompletionStream:
                 self._refuse(call, ALL_TOOLS_ERROR)
             self.all_tools = len(runnable)
             return []
+        if self.rules.unasked_changes and len(called) > 1:
+            runnable = self._without_unasked_changes(runnable)
         if self.call_budget is not None and len(runnable) > self.call_budget:
             for call in runnable[self.call_budget :]:
                 self._refuse(call, over_budget_error(self.call_limit))
@@ -428,6 +439,23 @@ class CompletionStream:
         self.ran = len(runnable)
         self.released = [call.tool_name for call in runnable]
         return [{"tool_calls": runnable}] if runnable else []
+
+    def _without_unasked_changes(
+        self, runnable: list[llm.ToolInput]
+    ) -> list[llm.ToolInput]:
+        """The calls of a reply that calls several tools, without those that
+        change something nobody asked for (when some call was asked for)."""
+        asked = {c.tool_name for c in runnable if asks_for(c.tool_name, self.question)}
+        if not asked:
+            return runnable  # nothing to tell the asked call by
+        kept = []
+        for call in runnable:
+            if call.tool_name in asked or call.tool_name in self.read_only:
+                kept.append(call)
+            else:
+                self._refuse(call, UNASKED_ERROR)
+                self.unasked += 1
+        return kept
 
     def _refuse(self, call: llm.ToolInput, error: str) -> None:
         """A call that will not run: answered with `error` (not a repeat)."""

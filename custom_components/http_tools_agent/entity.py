@@ -300,6 +300,8 @@ class HttpToolsAgentEntity(Entity):
             runtime.record_quirk("every_tool_called_at_once")
         if reply.schema_copies:
             runtime.record_quirk("schema_as_arguments")
+        if reply.unasked:
+            runtime.record_quirk("unasked_change")
         if reply.copied_from_results:
             runtime.record_quirk(
                 "call_copied_from_result",

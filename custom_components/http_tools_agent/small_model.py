@@ -14,6 +14,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+import re
 from typing import Any
 
 
@@ -44,6 +45,11 @@ class Rules:
     # spoken: asked once more, then the agent says nothing was done
     # (`honesty.claims_action`).
     claims_need_calls: bool = False
+    # In a reply that calls several tools, a call that changes something and
+    # that nothing in the user's words asks for runs not (`asks_for`):
+    # "Add milk to the list." drew the add, the weather for Paris, the list
+    # and a notification to the family.
+    unasked_changes: bool = False
 
 
 PLAIN = Rules()
@@ -53,6 +59,7 @@ SMALL_RULES = Rules(
     answer_request=True,
     closing_nudge=True,
     claims_need_calls=True,
+    unasked_changes=True,
 )
 
 
@@ -160,4 +167,149 @@ def texts_of(arguments: Mapping[str, Any]) -> frozenset[str]:
         v.strip().lower()
         for v in arguments.values()
         if isinstance(v, str) and v.strip()
+    )
+
+
+# --- Unasked changes ----------------------------------------------------------
+
+UNASKED_ERROR = (
+    "Error: not run: the user did not ask for this. Call only the tools the "
+    "request needs."
+)
+
+# What a request asks to do, by the words people use (English, Italian,
+# Spanish), and the same for the verb a tool's name starts with.
+_ACTS: dict[str, tuple[str, ...]] = {
+    "add": (
+        "add",
+        "put",
+        "insert",
+        "create",
+        "new",
+        "aggiung",
+        "mett",
+        "inser",
+        "crea",
+        "añad",
+        "agreg",
+        "pon",
+        "mete",
+    ),
+    "delete": (
+        "delete",
+        "remove",
+        "erase",
+        "take",
+        "rid",
+        "drop",
+        "clear",
+        "elimin",
+        "rimuov",
+        "cancell",
+        "togli",
+        "borr",
+        "quit",
+        "suprim",
+        "del",
+    ),
+    "update": (
+        "update",
+        "change",
+        "set",
+        "modify",
+        "edit",
+        "make",
+        "increase",
+        "decrease",
+        "dim",
+        "brighten",
+        "aggiorn",
+        "cambi",
+        "impost",
+        "modific",
+        "actualiz",
+        "patch",
+    ),
+    "send": (
+        "send",
+        "notify",
+        "tell",
+        "let",
+        "message",
+        "ping",
+        "trigger",
+        "alert",
+        "post",
+        "mand",
+        "invia",
+        "avvis",
+        "notific",
+        "dì",
+        "di'",
+        "envía",
+        "envia",
+        "avis",
+        "dile",
+    ),
+    "get": (
+        "get",
+        "read",
+        "list",
+        "show",
+        "check",
+        "fetch",
+        "find",
+        "search",
+        "legg",
+        "mostr",
+        "elenc",
+        "cerc",
+        "lee",
+        "muestr",
+        "busc",
+    ),
+    "turn_on": ("on", "accend", "encend", "prend", "open", "apri", "abr", "start"),
+    "turn_off": ("off", "spegn", "apag", "close", "chiud", "cierr", "stop"),
+}
+_INTENT_ACTS = {
+    "turnon": "turn_on",
+    "turnoff": "turn_off",
+    "lightset": "update",
+    "setposition": "update",
+    "fansetspeed": "update",
+    "climatesettemperature": "update",
+}
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+
+
+def _acts(words: list[str]) -> set[str]:
+    return {
+        act
+        for word in words
+        for act, stems in _ACTS.items()
+        if any(
+            word == stem or (len(stem) > 3 and word.startswith(stem)) for stem in stems
+        )
+    }
+
+
+def asks_for(tool: str, request: str) -> bool:
+    """Whether the user's words ask for what `tool` does: its verb ("remove"
+    for `delete_item`, "accendi" for `HassTurnOn`) or another word of its
+    name ("webhook", "light") is among them."""
+    name = tool.rpartition("__")[2]
+    said = [w.lower() for w in _WORD.findall(request)]
+    if (act := _INTENT_ACTS.get(name.lower().removeprefix("hass"))) is not None:
+        return act in _acts(said)
+    parts = [w.lower() for w in re.findall(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])", name)]
+    if not parts:
+        return True
+    if _acts(parts[:1]) & _acts(said):
+        return True
+    nouns = [p for p in parts[1:] if len(p) > 2]
+    return any(
+        w.startswith(n[:4]) or n.startswith(w[:4])
+        for n in nouns
+        for w in said
+        if len(w) > 2
     )

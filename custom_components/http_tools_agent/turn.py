@@ -252,6 +252,8 @@ class Turn:
             refused_recitals=self.refused_recitals,
             more_of=self._more_of() if ask is Ask.ANSWER else None,
             sentence_check=self.sentence_check(),
+            question=this_turn(self.chat_log)[0],
+            read_only=self.offered.read_only,
         )
 
     def after_round(self, reply: CompletionStream) -> None:
