@@ -20,7 +20,7 @@ from typing import Any
 import urllib.error
 import urllib.request
 
-from homeassistant.const import CONF_PROMPT
+from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 
@@ -183,9 +183,11 @@ async def setup_llama_cpp(
     model: str = QWEN_ALIAS,
     stream: bool = True,
     temperature: float = 0.0,
+    apis: list[str] | None = None,
 ) -> str:
-    """Add HA core's llama_cpp agent using our entry's HTTP tools API, with
-    the settings of ours (prompt, temperature, max tokens); return its entity.
+    """Add HA core's llama_cpp agent using our entry's HTTP tools API (or
+    `apis`), with the settings of ours (prompt, temperature, max tokens);
+    return its entity.
 
     Call after `setup_ours` (the API is registered by our entry).
     """
@@ -199,6 +201,7 @@ async def setup_llama_cpp(
             "temperature": temperature,
             "max_tokens": 1024,
             "top_p": 1.0,
+            **({CONF_LLM_HASS_API: apis} if apis else {}),
         },
     )
     return await add_agent(hass, entry)
