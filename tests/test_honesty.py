@@ -429,3 +429,23 @@ async def test_the_agents_words_never_reach_the_model_as_its_own(
         "What's on my shopping list?",
         "Bye.",
     ]
+
+
+async def test_a_json_object_for_an_answer_is_asked_again(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """A follow-up answered with a JSON object and no call (issue 20's
+    `{"id": "1234567890", …}`): not spoken; asked once more for words."""
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    llm_server.add(
+        text_stream('{"id": "1234567890", "qty": 2, "name": "Apples and Pears"}'),
+        tool_calls_stream(("add_item", {"name": "apples and pears", "qty": 2})),
+        text_stream("Apples and pears are on your list."),
+        text_stream("Apples and pears are on your list."),
+    )
+
+    result = await converse(hass, "Add two apples and pears.")
+
+    assert last_user(llm_server.requests[1]).endswith(RETRY_NUDGES[Withheld.NOT_SPEECH])
+    assert [r.target for r in items.requests] == ["POST /api/items"]
+    assert speech(result) == "Apples and pears are on your list."

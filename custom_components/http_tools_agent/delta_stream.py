@@ -112,8 +112,6 @@ class CompletionStream:
     tool_schemas: Mapping[str, Mapping[str, Any]]
     seen_calls: set[str]
     run_calls: bool = True
-    # The reply answers tool results: JSON echoing them is not speech.
-    after_tool_results: bool = False
     call_budget: int | None = None
     # The turn's limit, for the error text.
     call_limit: int = 0
@@ -173,16 +171,23 @@ class CompletionStream:
         """Start the text filter for this reply; its names also resolve
         structured calls (HA namespaces merged APIs' tools,
         `http-tools__get_weather`; models drop the prefix)."""
-        self._filter = TextCallFilter(
-            self.tool_schemas, after_tool_results=self.after_tool_results
-        )
+        # A line-start JSON object that is no call is never speech: it
+        # echoes a result, or is a model's idea of an answer
+        # (`{"id": "1234567890", "qty": 2, …}` for "Add apples and pears").
+        self._filter = TextCallFilter(self.tool_schemas, after_tool_results=True)
         if self.sentence_check is not None:
             self._spoken = SpokenCheck(self.sentence_check)
 
     @property
     def withheld(self) -> Withheld | None:
-        """Why the reply's words (from some sentence on) were not spoken."""
-        return self._spoken.reason if self._spoken is not None else None
+        """Why the reply's words (from some sentence on) were not spoken; a
+        reply that was only JSON (an object that is no call is never
+        speech) has none to speak."""
+        if self._spoken is not None and self._spoken.reason is not None:
+            return self._spoken.reason
+        if self.held.strip() and not self.text.strip() and not self.calls:
+            return Withheld.NOT_SPEECH
+        return None
 
     @property
     def repeats(self) -> int:

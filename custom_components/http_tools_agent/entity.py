@@ -283,10 +283,13 @@ class HttpToolsAgentEntity(Entity):
             return reply  # it called: only its words were not said
         if ask is Ask.CLOSING or turn.retried is not None:
             # No more asking: a narration or a claim means nothing was done.
-            turn.nothing_done = reply.withheld is not Withheld.INSTRUCTION
+            turn.nothing_done = reply.withheld in (Withheld.NARRATION, Withheld.CLAIM)
             return reply
-        if reply.withheld is Withheld.INSTRUCTION and turn.seen_calls:
-            return reply  # the agent reads the results out
+        if (
+            reply.withheld in (Withheld.INSTRUCTION, Withheld.NOT_SPEECH)
+            and turn.seen_calls
+        ):
+            return reply  # the results are in: the agent asks for or reads them
         LOGGER.debug("Reply not spoken (%s); asking once more", reply.withheld)
         turn.retried = reply.withheld
         return await self._async_ask(chat_log, turn, Ask.RETRY)

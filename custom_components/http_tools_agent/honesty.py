@@ -165,6 +165,8 @@ class Withheld(StrEnum):
     NARRATION = "narrated_call"
     CLAIM = "claim_without_call"
     INSTRUCTION = "echoed_instruction"
+    # A reply that was only JSON (`delta_stream`: held from speech).
+    NOT_SPEECH = "json_instead_of_words"
 
 
 type SentenceCheck = Callable[[str], Withheld | None]

@@ -110,6 +110,7 @@ RETRY_NUDGES = {
         "now, or say in plain words that you cannot."
     ),
     Withheld.INSTRUCTION: "Answer the user in plain words.",
+    Withheld.NOT_SPEECH: "Answer the user in plain words, not JSON.",
 }
 
 
@@ -244,7 +245,6 @@ class Turn:
             self.schemas,
             self.seen_calls,
             run_calls=bool(self.tools) and ask is not Ask.CLOSING,
-            after_tool_results=bool(self.seen_calls),
             call_budget=max(self.options.max_calls_per_turn - self.calls_run, 0),
             call_limit=self.options.max_calls_per_turn,
             rules=self.rules,

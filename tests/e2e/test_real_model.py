@@ -10,6 +10,7 @@ from __future__ import annotations
 from homeassistant.core import HomeAssistant
 import pytest
 
+from custom_components.http_tools_agent.actions import says_failed
 from dev.tool_server import DEMO_TOOLS, DemoToolServer, weather_for
 from tests.kit import converse, speech
 from tests.markup import markup_in
@@ -176,3 +177,29 @@ async def test_good_night_copies_no_schema_into_a_request(
     assert tool_server.requests == [], answer
     assert answer.strip(), "the agent said nothing"
     assert not markup_in(answer), f"call markup in the answer: {answer!r}"
+
+
+async def test_a_conversation_never_claims_a_request_it_did_not_make(
+    hass: HomeAssistant, model_server: ModelServer, tool_server: DemoToolServer
+) -> None:
+    """Issue 20's conversation, in one conversation id: each turn that needs
+    a request makes it, or says that nothing was done; none claims one it
+    did not make, and no call markup is spoken."""
+    agent = await setup_ours(hass, model_server.url, tool_server.tools(TOOLS))
+    turns = [
+        ("What's on my shopping list?", ("GET", "/api/items")),
+        ("Delete item 3.", ("DELETE", "/api/items/3")),
+        ("What's the weather in Oslo?", ("GET", "/weather/Oslo")),
+    ]
+    conversation_id = None
+    for text, wanted in turns:
+        tool_server.requests.clear()
+        result = await converse(
+            hass, text, agent_id=agent, conversation_id=conversation_id
+        )
+        conversation_id = result.conversation_id
+        answer = speech(result)
+        made = [(r.method, r.path) for r in tool_server.requests]
+        assert answer.strip(), text
+        assert not markup_in(answer), (text, answer)
+        assert wanted in made or says_failed(answer), (text, made, answer)
