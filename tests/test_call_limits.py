@@ -409,3 +409,37 @@ async def test_a_capable_model_decides_what_to_change(
 )
 def test_what_a_request_asks_for(tool: str, request_: str, asked: bool) -> None:
     assert asks_for(tool, request_) is asked
+
+
+def unknown_call(name: str) -> Any:
+    return text_stream(json.dumps({"name": name, "arguments": {}}))
+
+
+@pytest.mark.parametrize(
+    ("agent_options", "failed_rounds", "tool_choices"),
+    [
+        ({CONF_PROFILE: "small"}, 2, ["auto", "auto", "none"]),
+        ({CONF_PROFILE: "capable"}, 4, ["auto", "auto", "auto", "auto", "none"]),
+    ],
+    ids=["small", "capable"],
+)
+@pytest.mark.usefixtures("setup_integration")
+async def test_failed_rounds_get_one_retry_under_the_small_rules(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    failed_rounds: int,
+    tool_choices: list[str],
+) -> None:
+    """Qwen2.5-0.5B writes the unknown tool's error back as the next tool's
+    name, round after round: small, the second failed round leads to the
+    closing request; capable, every round is the model's."""
+    names = ["Good night", "Error: unknown tool 'Good night'", "Error", "Error 2"]
+    llm_server.add(
+        *(unknown_call(name) for name in names[:failed_rounds]),
+        text_stream("Good night!"),
+    )
+
+    result = await converse(hass, "Good night.")
+
+    assert speech(result) == "Good night!"
+    assert [body["tool_choice"] for body in llm_server.requests] == tool_choices

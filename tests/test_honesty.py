@@ -45,7 +45,8 @@ NAMES = [*DEMO_TOOLS, "intent__HassTurnOn"]
         "I used the add_item tool to add eggs.",
         "Ho chiamato lo strumento add_item.",
         "Uso la herramienta delete_item con id 3.",
-        "HassTurnOn kitchen light",
+        "HassTurnOn(name='kitchen light')",
+        "delete_item with id 3",
     ],
 )
 def test_narrations(text: str) -> None:
@@ -60,6 +61,8 @@ def test_narrations(text: str) -> None:
         "On your list: apples (3), bananas (6), milk (1).",
         "Il tempo a Roma è soleggiato.",
         "Hola, ¿en qué puedo ayudarte?",
+        # Asked "Who are you?", a model lists what it can do.
+        "I can use get_weather and list_items for you.",
     ],
 )
 def test_answers_are_no_narrations(text: str) -> None:

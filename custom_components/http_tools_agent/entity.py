@@ -194,10 +194,17 @@ class HttpToolsAgentEntity(Entity):
                     # a result: the results are in, so ask for the answer.
                     await self._async_ask_closing(chat_log, turn)
                 break
-            if turn.rules.answer_request and not _round_failed(chat_log):
-                # Small models: the results are in, ask for the answer
-                # (`small_model.py`). A failed call still gets a round.
-                await self._async_ask_answer(chat_log, turn, rounds)
+            if not _round_failed(chat_log):
+                if turn.rules.answer_request:
+                    # Small models: the results are in, ask for the answer
+                    # (`small_model.py`).
+                    await self._async_ask_answer(chat_log, turn, rounds)
+                    break
+                continue
+            # A failed call gets another round, so the model can retry.
+            turn.failed_rounds += 1
+            if turn.rules.one_retry_round and turn.failed_rounds > 1:
+                await self._async_ask_closing(chat_log, turn)
                 break
         else:
             # Calls kept coming until the rounds ran out.

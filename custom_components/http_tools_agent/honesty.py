@@ -66,14 +66,26 @@ def tool_names_pattern(tools: Iterable[str]) -> re.Pattern[str] | None:
 
 def narrates_call(text: str, tools: Iterable[str] | re.Pattern[str] | None) -> bool:
     """Whether `text` describes calling a tool rather than answering
-    (`tools`: the offered names, or their `tool_names_pattern`)."""
+    (`tools`: the offered names, or their `tool_names_pattern`): words that
+    describe a call, or a tool's name written as a call (`get_weather(`,
+    `delete_item with`, `add_item:`). A name alone is no narration: asked
+    "Who are you?", a model may list what it can do."""
     if _NARRATION.search(text):
         return True
     if tools is None or isinstance(tools, re.Pattern):
         pattern = tools
     else:
         pattern = tool_names_pattern(tools)
-    return pattern is not None and pattern.search(text) is not None
+    if pattern is None:
+        return False
+    return any(_AS_CALL.match(text, found.end()) for found in pattern.finditer(text))
+
+
+# What follows a tool's name written as a call.
+_AS_CALL = re.compile(
+    r"\s*(?:\(|\{|:|with\b|con\b|called\b|chiamat|llamad|for\s+(?:city|id|name)\b)",
+    re.IGNORECASE,
+)
 
 
 # A confirmation that something was done.

@@ -50,6 +50,11 @@ class Rules:
     # "Add milk to the list." drew the add, the weather for Paris, the list
     # and a notification to the family.
     unasked_changes: bool = False
+    # A round whose calls failed gets one more round, not every round left:
+    # after a second such round the closing request asks for words. The
+    # 0.5B model otherwise writes the unknown tool's error back as the next
+    # tool's name ("Good night." ran all four rounds so).
+    one_retry_round: bool = False
 
 
 PLAIN = Rules()
@@ -60,6 +65,7 @@ SMALL_RULES = Rules(
     closing_nudge=True,
     claims_need_calls=True,
     unasked_changes=True,
+    one_retry_round=True,
 )
 
 

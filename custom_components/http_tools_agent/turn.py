@@ -102,8 +102,8 @@ class Ask(Enum):
 # What the request after a withheld reply says (on its last message).
 RETRY_NUDGES = {
     Withheld.NARRATION: (
-        "You described a tool call instead of making it. Make the call now, "
-        "or say in plain words that you cannot."
+        "You described a tool call instead of making it. If the request needs "
+        "a tool, call it now; otherwise answer in plain words."
     ),
     Withheld.CLAIM: (
         "Nothing has been done yet: no tool that does it ran. Call the tool "
@@ -165,6 +165,8 @@ class Turn:
     drop_history: bool = False
     # A tool that changes something ran this turn (not only reads).
     changed: bool = False
+    # Rounds of this turn whose calls failed.
+    failed_rounds: int = 0
     # Why a reply of this turn was asked again (`Ask.RETRY`, once a turn).
     retried: Withheld | None = None
     # The turn ended on a narration or a claim: the agent says nothing was done.
