@@ -7,6 +7,10 @@ passes when every call the oracle makes runs in its round, no other tool
 request runs, and its answers are spoken unchanged.
 
     .venv/bin/python -m bench.bench_oracle [--profiles capable,auto,small]
+        [--rules]
+
+`--rules` adds the small profile without each of its rules in turn
+(`small-no-<rule>`): what each rule costs a model that is right.
 """
 
 from __future__ import annotations
@@ -14,21 +18,27 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections import defaultdict
+from dataclasses import fields
 
 from bench._ha import home_assistant, machine, table
+from bench.bench_real_model import small_rules
+from custom_components.http_tools_agent.small_model import Rules
 from tests.oracle.run import FORMATS, PROFILES, Outcome, run_scenario
 from tests.oracle.scenarios import SCENARIOS
 
 
 async def run(profiles: list[str]) -> dict[tuple[str, str], list[Outcome]]:
-    """Every scenario, per profile and call format."""
+    """Every scenario, per profile (`small-no-<rule>`: small without that
+    rule) and call format."""
     results: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
     for profile in profiles:
-        for fmt in FORMATS:
-            for scenario in SCENARIOS:
-                async with home_assistant() as hass:
-                    outcome = await run_scenario(hass, scenario, profile, fmt)
-                results[profile, fmt].append(outcome)
+        setting, _, rule = profile.partition("-no-")
+        with small_rules({rule: False} if rule else None):
+            for fmt in FORMATS:
+                for scenario in SCENARIOS:
+                    async with home_assistant() as hass:
+                        outcome = await run_scenario(hass, scenario, setting, fmt)
+                    results[profile, fmt].append(outcome)
     return results
 
 
@@ -76,9 +86,13 @@ def main() -> None:
     """Run P9 and print its tables."""
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profiles", default=",".join(PROFILES))
+    parser.add_argument("--rules", action="store_true")
     args = parser.parse_args()
+    profiles = args.profiles.split(",")
+    if args.rules:
+        profiles += [f"small-no-{rule.name}" for rule in fields(Rules)]
     print(f"Machine: {machine()}")
-    report(asyncio.run(run(args.profiles.split(","))))
+    report(asyncio.run(run(profiles)))
 
 
 if __name__ == "__main__":
