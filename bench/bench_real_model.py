@@ -370,6 +370,14 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "agent": {"profile": "small"},
         "rules": {"claims_need_calls": False},
     },
+    "ours-no-unasked": {
+        "agent": {"profile": "small"},
+        "rules": {"unasked_changes": False},
+    },
+    "ours-no-retry-once": {
+        "agent": {"profile": "small"},
+        "rules": {"one_retry_round": False},
+    },
     # What the model is sent of earlier turns (`history.py`; P4m).
     "ours-history-all": {"agent": {"history": "all"}},
     "ours-history-text": {"agent": {"history": "text"}},
