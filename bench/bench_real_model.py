@@ -374,6 +374,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "agent": {"profile": "small"},
         "rules": {"unasked_changes": False},
     },
+    "ours-no-results-rule": {
+        "agent": {"profile": "small"},
+        "rules": {"results_need_calls": False},
+    },
     "ours-no-retry-once": {
         "agent": {"profile": "small"},
         "rules": {"one_retry_round": False},

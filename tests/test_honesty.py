@@ -23,6 +23,7 @@ from custom_components.http_tools_agent.honesty import (
     asks_for_action,
     claims_action,
     echoes_instruction,
+    makes_up_result,
     narrates_call,
 )
 from custom_components.http_tools_agent.turn import RETRY_NUDGES
@@ -452,3 +453,56 @@ async def test_a_json_object_for_an_answer_is_asked_again(
     assert last_user(llm_server.requests[1]).endswith(RETRY_NUDGES[Withheld.NOT_SPEECH])
     assert [r.target for r in items.requests] == ["POST /api/items"]
     assert speech(result) == "Apples and pears are on your list."
+
+
+def test_made_up_results() -> None:
+    earlier = [("What's the weather in Rome?", "Rome: sunny, 16°C")]
+    weather = ["get_weather: Current weather and temperature for a city."]
+    # The shape of Rome's result, with other values, no call made.
+    assert makes_up_result("Paris: sunny, 18°C.", "And in Paris?", earlier, [])
+    # Rome's own result said again is no invention.
+    assert not makes_up_result("Rome: sunny, 16°C.", "And Rome?", earlier, [])
+    # A number about what a reading tool tells.
+    assert makes_up_result(
+        "Oslo is at 20 degrees.", "What's the weather in Oslo?", [], weather
+    )
+    assert not makes_up_result("2 plus 2 is 4.", "What is 2 plus 2?", [], weather)
+    assert not makes_up_result(
+        "It depends on the day.", "What's the weather in Oslo?", [], weather
+    )
+
+
+async def test_a_made_up_result_is_asked_again(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """ "And in Paris?" after Rome's weather: the 0.5B model wrote Paris's
+    "result" in Rome's shape with no call. Not spoken; asked again, it calls."""
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    llm_server.add(
+        tool_calls_stream(("get_weather", {"city": "Rome"})),
+        text_stream("Rome: sunny, 16°C."),
+        text_stream("Paris: sunny, 18°C."),
+        tool_calls_stream(("get_weather", {"city": "Paris"})),
+        text_stream("In Paris it is windy, 29 degrees."),
+    )
+    first = await converse(hass, "What's the weather in Rome?")
+
+    result = await converse(
+        hass, "And in Paris?", conversation_id=first.conversation_id
+    )
+
+    assert [r.target for r in items.requests][-1] == "GET /weather/Paris"
+    assert last_user(llm_server.requests[3]).endswith(RETRY_NUDGES[Withheld.RESULT])
+    assert speech(result) == "In Paris it is windy, 29 degrees."
+
+
+async def test_a_made_up_result_twice_is_not_spoken(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    llm_server.add(*[text_stream("Oslo is at 20 degrees.")] * 2)
+
+    result = await converse(hass, "What's the weather in Oslo?")
+
+    assert items.requests == []
+    assert speech(result) == "Sorry, I couldn't find that out: no tool ran."

@@ -290,7 +290,11 @@ class HttpToolsAgentEntity(Entity):
             return reply  # it called: only its words were not said
         if ask is Ask.CLOSING or turn.retried is not None:
             # No more asking: a narration or a claim means nothing was done.
-            turn.nothing_done = reply.withheld in (Withheld.NARRATION, Withheld.CLAIM)
+            turn.nothing_done = reply.withheld in (
+                Withheld.NARRATION,
+                Withheld.CLAIM,
+                Withheld.RESULT,
+            )
             return reply
         if (
             reply.withheld in (Withheld.INSTRUCTION, Withheld.NOT_SPEECH)
@@ -416,8 +420,9 @@ class HttpToolsAgentEntity(Entity):
         placeholders = {"rounds": str(exhausted_rounds)}
         result = _results_in_words(chat_log, turn.offered.read_only)
         if turn.nothing_done:
-            # A narration or a claim again, never the call: nothing was done.
-            key = "nothing_done"
+            # A narration, a claim or a made-up result again, never the
+            # call: nothing was done.
+            key = "no_result" if turn.retried is Withheld.RESULT else "nothing_done"
         elif result is not None:
             # A weak model that ran tools but could not put their results
             # into words (even when its rounds ran out): read the results.

@@ -167,6 +167,85 @@ def echoes_instruction(text: str) -> bool:
     return bool(_INSTRUCTION.search(text))
 
 
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+", re.UNICODE)
+_NUMBER = re.compile(r"\d")
+# Words that say nothing of a tool's domain.
+_COMMON = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "for",
+        "from",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "the",
+        "this",
+        "to",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "with",
+        "you",
+        "your",
+        "call",
+        "tool",
+        "tools",
+        "use",
+        "get",
+        "set",
+    ]
+)
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _TOKEN.findall(text)]
+
+
+def _shape(text: str, named: set[str]) -> tuple[str, ...]:
+    """A text's words with its numbers and the words its request named
+    (a city, an item) taken out: "Rome: sunny, 16°C" asked for Rome ->
+    (sunny, N, c)."""
+    return tuple("N" if _NUMBER.match(w) else w for w in _words(text) if w not in named)
+
+
+def makes_up_result(
+    sentence: str,
+    request: str,
+    earlier: Iterable[tuple[str, str]],
+    domains: Iterable[str],
+) -> bool:
+    """Whether `sentence`, said in a turn in which no tool ran, states a
+    tool's result: it has the shape of a result an earlier turn got
+    (`earlier`: its request and the result) with other values ("Paris:
+    sunny, 18°C." after "Rome: sunny, 16°C"), or it holds a number and the
+    request is about what a tool that reads tells (`domains`: each such
+    tool's name and description, e.g. "get_weather: Current weather…")."""
+    named = set(_words(request))
+    mine = _shape(sentence, named)
+    for asked, result in earlier:
+        theirs = _shape(result, set(_words(asked)))
+        if len(theirs) >= 2 and mine == theirs:
+            return " ".join(_words(sentence)) not in " ".join(_words(result))
+    if not _NUMBER.search(sentence):
+        return False
+    words = {w for w in named if len(w) > 3 and w not in _COMMON}
+    return any(words & set(_words(domain.replace("_", " "))) for domain in domains)
+
+
 # Where a sentence ends (the check runs on whole sentences).
 SENTENCE_END = re.compile(r"(?<=[.!?…:;])\s+|\n")
 
@@ -179,6 +258,8 @@ class Withheld(StrEnum):
     INSTRUCTION = "echoed_instruction"
     # A reply that was only JSON (`delta_stream`: held from speech).
     NOT_SPEECH = "json_instead_of_words"
+    # A tool's result stated with no call that gave it.
+    RESULT = "made_up_result"
 
 
 type SentenceCheck = Callable[[str], Withheld | None]

@@ -55,6 +55,13 @@ class Rules:
     # 0.5B model otherwise writes the unknown tool's error back as the next
     # tool's name ("Good night." ran all four rounds so).
     one_retry_round: bool = False
+    # In a turn in which no tool ran, a reply that states what a tool would
+    # have returned (the shape of an earlier result with other values, or
+    # a number about what a reading tool tells) is not spoken: asked once
+    # more, then nothing was done (`honesty.makes_up_result`). The 0.5B
+    # model answered "And in Paris?" with "Paris: sunny, 18°C." after
+    # Rome's result, no call made.
+    results_need_calls: bool = False
 
 
 PLAIN = Rules()
@@ -66,6 +73,7 @@ SMALL_RULES = Rules(
     claims_need_calls=True,
     unasked_changes=True,
     one_retry_round=True,
+    results_need_calls=True,
 )
 
 

@@ -37,6 +37,7 @@ from .honesty import (
     asks_for_action,
     claims_action,
     echoes_instruction,
+    makes_up_result,
     narrates_call,
     tool_names_pattern,
 )
@@ -111,6 +112,10 @@ RETRY_NUDGES = {
     ),
     Withheld.INSTRUCTION: "Answer the user in plain words.",
     Withheld.NOT_SPEECH: "Answer the user in plain words, not JSON.",
+    Withheld.RESULT: (
+        "No tool ran: do not make up a result. Call the tool that gives it "
+        "now, or say in plain words that you cannot."
+    ),
 }
 
 
@@ -218,9 +223,17 @@ class Turn:
         instruction = bool(self.seen_calls) and (
             self.rules.answer_request or self.rules.closing_nudge
         )
+        results = self.rules.results_need_calls and narration
         if not (narration or claims or instruction):
             return None
         names = tool_names_pattern(self.schemas) if narration else None
+        question = this_turn(self.chat_log)[0]
+        earlier = self._earlier_results() if results else []
+        domains = [
+            f"{tool['function']['name']}: {tool['function'].get('description', '')}"
+            for tool in self.tools
+            if tool["function"]["name"] in self.offered.read_only
+        ]
 
         def check(sentence: str) -> Withheld | None:
             if narration and narrates_call(sentence, names):
@@ -229,6 +242,8 @@ class Turn:
                 return Withheld.CLAIM
             if instruction and echoes_instruction(sentence):
                 return Withheld.INSTRUCTION
+            if results and makes_up_result(sentence, question, earlier, domains):
+                return Withheld.RESULT
             return None
 
         return check
@@ -239,6 +254,17 @@ class Turn:
         if self.options.history != HISTORY_PROFILE:
             return self.options.history
         return SMALL_HISTORY if self.profile.small else "all"
+
+    def _earlier_results(self) -> list[tuple[str, str]]:
+        """Each earlier turn's question with each of its tools' results."""
+        found: list[tuple[str, str]] = []
+        question = ""
+        for content in self.chat_log.content:
+            if isinstance(content, conversation.UserContent):
+                question = content.content
+            elif isinstance(content, conversation.ToolResultContent):
+                found.append((question, tool_result_text(content.result)))
+        return found
 
     def reply(self, ask: Ask = Ask.ROUND) -> CompletionStream:
         """A new reply to read; on the closing request its calls never run."""
