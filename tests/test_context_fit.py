@@ -49,7 +49,9 @@ def questions(body: dict[str, Any]) -> list[str]:
     return [question(m).split(":")[0] for m in body["messages"] if m["role"] == "user"]
 
 
-@pytest.mark.parametrize("agent_options", [{CONF_MAX_TOKENS: 256}])
+@pytest.mark.parametrize(
+    "agent_options", [{CONF_MAX_TOKENS: 256, CONF_PROFILE: "capable"}]
+)
 async def test_known_context_leaves_the_oldest_turns_out(
     hass: HomeAssistant,
     llm_server: FakeLLMServer,
