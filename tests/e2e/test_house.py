@@ -31,10 +31,20 @@ async def test_turn_on_the_kitchen_lights(
     tool_server: DemoToolServer,
     chat_contents: list[dict[str, Any]],
 ) -> None:
-    """The demo agent (Assist and the six demo tools) is asked what a
-    newcomer says first: Qwen2.5-Coder-0.5B calls Assist's HassTurnOn, the
-    kitchen lights go on and nothing else does, no HTTP tool runs, and the
-    answer holds no call markup."""
+    """The demo agent (Assist over the house and the six demo tools) is
+    asked what a newcomer says first: Qwen2.5-Coder-0.5B calls Assist's
+    HassTurnOn, the kitchen lights go on and nothing else does, no HTTP tool
+    runs, and the answer holds no call markup.
+
+    Measured (bench/RESULTS.md, "The demo's house"): this setup also works
+    for "Switch on the kitchen lights." and "Turn on the lights in the
+    kitchen."; "Turn on the bed light." and "Accendi la luce della cucina."
+    get a fan's speed call. In a full Home Assistant, whose Assist also
+    offers the broadcast (`assist_satellite`) and, after onboarding, the
+    shopping list, the model adds a floor the house does not have and the
+    intent fails for all four English phrasings: this case holds the house
+    and the demo tools only, so it shows what works, not the demo's whole
+    prompt."""
     await async_set_up_house(hass)
     agent = await setup_ours(
         hass,
