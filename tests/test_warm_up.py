@@ -11,6 +11,7 @@ from datetime import timedelta
 import logging
 from typing import Any
 
+from homeassistant.components import conversation
 from homeassistant.components.homeassistant.exposed_entities import (
     async_expose_entity,
 )
@@ -19,7 +20,7 @@ from homeassistant.const import (
     CONF_PROMPT,
     EVENT_HOMEASSISTANT_STARTED,
 )
-from homeassistant.core import CoreState, HomeAssistant
+from homeassistant.core import Context, CoreState, HomeAssistant
 from homeassistant.helpers import (
     area_registry as ar,
     device_registry as dr,
@@ -194,6 +195,45 @@ async def test_warm_again_when_what_assist_lists_changes(
     await settled(hass, CHANGE_COOLDOWN + 1)
     assert len(llm_server.requests) == 4
     assert "areas: Kitchen" in system(llm_server.requests[3])
+
+
+@pytest.mark.parametrize("agent_options", [WITH_ASSIST])
+async def test_warm_ups_follow_the_satellite_that_asked(
+    hass: HomeAssistant, llm_server: FakeLLMServer, config_entry: MockConfigEntry
+) -> None:
+    """Assist's prompt says where the asking device is. After a question
+    from a satellite in the kitchen, a warm-up sends that satellite's start:
+    its next question's system prompt and tools are the warm-up's."""
+    await async_demo_house(hass)
+    llm_server.add(
+        completion("."), text_stream("Hello."), completion("."), text_stream("Hi.")
+    )
+    await load_integration(hass)
+    await settled(hass)
+    devices = dr.async_get(hass)
+    satellite = devices.async_get_or_create(
+        config_entry_id=config_entry.entry_id,
+        identifiers={("test", "satellite")},
+        name="Kitchen satellite",
+    )
+    kitchen = ar.async_get(hass).async_create("Kitchen")
+    devices.async_update_device(satellite.id, area_id=kitchen.id)
+
+    async def ask(text: str) -> None:
+        await conversation.async_converse(
+            hass, text, None, Context(), agent_id=AGENT_ID, device_id=satellite.id
+        )
+
+    await ask("Hello")
+    async_expose_entity(hass, "conversation", "light.bed_light", False)
+    await settled(hass, CHANGE_COOLDOWN + 1)
+    await ask("Hi")
+
+    first_warm, _, warm, turn = llm_server.requests
+    assert "You are in area Kitchen" not in system(first_warm)
+    assert "You are in area Kitchen" in system(warm)
+    assert warm["messages"][0] == turn["messages"][0]
+    assert warm["tools"] == turn["tools"]
 
 
 @pytest.mark.parametrize("agent_options", [WITH_ASSIST])

@@ -26,7 +26,7 @@ from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
 from .speech import async_spoken_error
 from .stable_prompt import async_note, split_prompt_template
 from .turn import Request
-from .warm_up import WARM_UP_TEXT, PromptWarmer, warm_up_wanted
+from .warm_up import WARM_UP_TEXT, PromptWarmer, last_asked, warm_up_wanted
 
 # Turns run concurrently: each is its own request to the server.
 PARALLEL_UPDATES = 0
@@ -95,14 +95,19 @@ class HttpToolsConversationEntity(
 
     async def _async_warm_up_request(self) -> Request:
         """The first request a turn would send now, its question aside: a
-        chat log filled the way a turn's is (`warm_up.py`). No device and no
-        user: what a typed question or an automation sends."""
+        chat log filled the way a turn's is (`warm_up.py`). Assist's prompt
+        and tools depend on the asking device (its area, its timers): the
+        device and language of this agent's latest turn, else none (a typed
+        question, an automation). No user."""
+        device_id, language = last_asked(self.hass).get(
+            self.subentry.subentry_id, (None, self.hass.config.language)
+        )
         llm_context = llm.LLMContext(
             platform=DOMAIN,
             context=Context(),
-            language=self.hass.config.language,
+            language=language,
             assistant=conversation.DOMAIN,
-            device_id=None,
+            device_id=device_id,
         )
         chat_log = conversation.ChatLog(self.hass, ulid_now())
         token = current_agent.set(self.agent_scope())
@@ -155,6 +160,10 @@ class HttpToolsConversationEntity(
         chat_log: conversation.ChatLog,
     ) -> conversation.ConversationResult:
         llm_context = user_input.as_llm_context(DOMAIN)
+        last_asked(self.hass)[self.subentry.subentry_id] = (
+            user_input.device_id,
+            user_input.language,
+        )
         try:
             per_message = await self._async_provide_llm_data(
                 chat_log, llm_context, user_input.extra_system_prompt

@@ -16,7 +16,10 @@ that Home Assistant filled as it fills a turn's: the same system prompt from
 the prompt template and the APIs' prompts, the examples, the tools, the extra
 body), with a short question and `max_tokens: 1`: the server reads the prompt
 and writes one token, and its cache then holds everything a turn sends before
-the user's words. It is sent again only when that start changed.
+the user's words. It is sent again only when that start changed. Assist's
+prompt names the asking device's area (and offers timers to a device that
+has them): a warm-up is made for the device of the agent's latest turn, and
+for no device before its first (a typed question, an automation).
 
 `warm_up` is `auto` by default: on for servers on this machine or the local
 network, never for a hosted API, which bills the tokens. A warm-up that fails
@@ -50,6 +53,7 @@ from homeassistant.helpers import (
 )
 from homeassistant.helpers.debounce import Debouncer
 from homeassistant.helpers.start import async_at_started
+from homeassistant.util.hass_dict import HassKey
 import httpx
 import openai
 
@@ -84,6 +88,19 @@ _ENTITY_FIELDS = frozenset(
     }
 )
 _DEVICE_FIELDS = frozenset({"area_id", "name", "name_by_user"})
+
+
+# Per agent (subentry id): the device and language of its latest turn, kept
+# across reloads (Assist's prompt names the asking device's area).
+_LAST_ASKED: HassKey[dict[str, tuple[str | None, str]]] = HassKey(
+    "http_tools_agent_last_asked"
+)
+
+
+@callback
+def last_asked(hass: HomeAssistant) -> dict[str, tuple[str | None, str]]:
+    """The device and language of each agent's latest turn."""
+    return hass.data.setdefault(_LAST_ASKED, {})
 
 
 def warm_up_wanted(setting: str, base_url: str, server: ServerInfo) -> bool:
