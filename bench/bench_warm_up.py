@@ -132,6 +132,15 @@ async def run_variant(variant: str, base_url: str, questions: tuple[str, str]) -
                 else:
                     run.second = result
                 log(f"{variant}: {question!r} {seconds:.1f} s -> {spoken!r}")
+                for exchange in proxy.exchanges[before:]:
+                    ttft = exchange.seconds_to_first_token
+                    took = (exchange.ended or exchange.sent) - exchange.sent
+                    log(
+                        f"  request: {exchange.prompt_evaluated} prompt tokens "
+                        f"read, first token {ttft if ttft is None else round(ttft, 1)}"
+                        f" s, {took:.1f} s, {(exchange.usage or {}).get('completion_tokens')}"
+                        " tokens written"
+                    )
     finally:
         await proxy.stop()
     return run

@@ -11,7 +11,7 @@ from homeassistant.config_entries import (
     ConfigSubentry,
 )
 from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT, MATCH_ALL
-from homeassistant.core import Context, HomeAssistant
+from homeassistant.core import Context, HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import intent, llm
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
@@ -87,6 +87,7 @@ class HttpToolsConversationEntity(
             warmer.async_start(follow_assist=llm.LLM_API_ASSIST in apis)
         )
 
+        @callback
         def server_back() -> None:
             if runtime.availability.available:
                 warmer.async_warm(again=True)
