@@ -3,16 +3,19 @@
     python -m dev.demo_setup CONFIG_DIR BASE_URL TOOLS_URL
 
 Adds (once) an HTTP Tools Agent entry for BASE_URL whose tools call the demo
-tool server at TOOLS_URL, with one agent on the Qwen model at temperature 0,
-and an Assist pipeline "HTTP Tools Agent demo" that uses that agent, made the
-preferred one. The storage files are written with Home Assistant's own
-serializers (ConfigEntry.as_dict, Pipeline.to_json); existing entries and
-pipelines are kept. Onboarding is untouched: the newcomer creates the owner
-account in the browser as usual.
+tool server at TOOLS_URL, with one agent on the Qwen model at temperature 0
+that offers Assist (the house's lights and fans) beside the HTTP tools, an
+Assist pipeline "HTTP Tools Agent demo" that uses that agent, made the
+preferred one, and the house (`dev/demo_house.py`: a few lights and fans in
+areas, exposed to Assist). The storage files are written with Home
+Assistant's own serializers (ConfigEntry.as_dict, Pipeline.to_json) and
+registries; existing entries and pipelines are kept. Onboarding is
+untouched: the newcomer creates the owner account in the browser as usual.
 """
 
 from __future__ import annotations
 
+import asyncio
 import json
 from pathlib import Path
 import sys
@@ -23,6 +26,8 @@ from homeassistant import config_entries
 from homeassistant.components.assist_pipeline import pipeline as ha_pipeline
 from homeassistant.components.assist_pipeline.models import Pipeline
 from homeassistant.config_entries import ConfigEntry, ConfigSubentryData
+from homeassistant.const import CONF_LLM_HASS_API
+from homeassistant.helpers import llm
 from homeassistant.helpers.json import JSONEncoder
 from homeassistant.util.ulid import ulid_now
 
@@ -38,6 +43,7 @@ from custom_components.http_tools_agent.const import (
 )
 from custom_components.http_tools_agent.llm_api import api_id_for
 
+from .demo_house import async_write_house
 from .tool_server import DEMO_TOOLS, tool_definitions
 
 MODEL = "qwen2.5-coder-0.5b"
@@ -102,7 +108,17 @@ def add_entry(storage: Path, base_url: str, tools_url: str) -> None:
         version=HttpToolsAgentConfigFlow.VERSION,
         minor_version=HttpToolsAgentConfigFlow.MINOR_VERSION,
         discovery_keys=MappingProxyType({}),
-        subentries_data=[agent_subentry(unique_id, MODEL, {CONF_TEMPERATURE: 0.0})],
+        subentries_data=[
+            agent_subentry(
+                unique_id,
+                MODEL,
+                {
+                    CONF_TEMPERATURE: 0.0,
+                    # The house's lights and fans beside the HTTP tools.
+                    CONF_LLM_HASS_API: [llm.LLM_API_ASSIST, api_id_for(unique_id)],
+                },
+            )
+        ],
     )
     entries.append(entry.as_dict())
     save(path, data)
@@ -147,6 +163,11 @@ def main() -> None:
     storage.mkdir(parents=True, exist_ok=True)
     add_entry(storage, base_url, tools_url)
     add_pipeline(storage)
+    asyncio.run(async_write_house(config))
+    print(
+        "demo_setup: the house (Kitchen, Bedroom, Living room) is in "
+        "config/packages/demo_house.yaml, its lights and fans exposed to Assist"
+    )
 
 
 if __name__ == "__main__":

@@ -29,7 +29,11 @@ from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.http_tools_agent.config_flow import HttpToolsAgentConfigFlow
-from custom_components.http_tools_agent.const import CONF_BASE_URL, DOMAIN
+from custom_components.http_tools_agent.const import (
+    CONF_BASE_URL,
+    CONF_WARM_UP,
+    DOMAIN,
+)
 from custom_components.http_tools_agent.llm_api import api_id_for
 from dev.demo_setup import agent_subentry
 from dev.loopback import RecordingServer
@@ -52,7 +56,11 @@ def server_entry(
 ) -> MockConfigEntry:
     """An entry for the server at `base_url` with one agent on `model` that
     uses this entry's HTTP tools (the config flow's defaults, `agent` over
-    them); `with_agent=False` for a server without agents."""
+    them); `with_agent=False` for a server without agents.
+
+    The agent sends no warm-up (it would take the first scripted reply) unless
+    `agent` sets `warm_up` (`tests/test_warm_up.py`)."""
+    agent = {CONF_WARM_UP: "off", **(agent or {})}
     return MockConfigEntry(
         domain=DOMAIN,
         title=title or base_url,

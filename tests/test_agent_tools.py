@@ -26,10 +26,13 @@ from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
 def config_entry(
     hass: HomeAssistant, llm_server: FakeLLMServer, entry_options: dict[str, Any]
 ) -> MockConfigEntry:
-    """One server, two agents: "Everything" (all tools), "Webhook only"."""
-    everything = agent_subentry(ENTRY_UNIQUE_ID, "local")
+    """One server, two agents: "Everything" (all tools), "Webhook only"
+    (without warm-ups, as `kit.server_entry` makes them)."""
+    everything = agent_subentry(ENTRY_UNIQUE_ID, "local", {"warm_up": "off"})
     webhook_only = agent_subentry(
-        ENTRY_UNIQUE_ID, "local", {"http_tools": ["send_webhook", "gone_tool"]}
+        ENTRY_UNIQUE_ID,
+        "local",
+        {"http_tools": ["send_webhook", "gone_tool"], "warm_up": "off"},
     )
     everything["title"] = "Everything"
     webhook_only["title"] = "Webhook only"

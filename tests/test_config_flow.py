@@ -216,6 +216,7 @@ async def test_add_and_reconfigure_agent(
         "examples": DEFAULT_EXAMPLES,
         "history": "profile",
         "history_turns": 3,
+        "warm_up": "auto",
     }
 
     result = await entry.start_subentry_reconfigure_flow(hass, new.subentry_id)

@@ -48,6 +48,7 @@ from .const import (
     CONF_TEMPERATURE,
     CONF_THINKING,
     CONF_TOOL_CHOICE,
+    CONF_WARM_UP,
     DEFAULT_CHAIN_CALLS,
     DEFAULT_EXAMPLES,
     DEFAULT_MAX_CALLS_PER_TURN,
@@ -58,11 +59,13 @@ from .const import (
     DEFAULT_TEMPERATURE,
     DEFAULT_THINKING,
     DEFAULT_TOOL_CHOICE,
+    DEFAULT_WARM_UP,
     DOMAIN,
     EXAMPLES_CHOICES,
     PROFILE_CHOICES,
     THINKING_CHOICES,
     TOOL_CHOICES,
+    WARM_UP_CHOICES,
 )
 from .history import DEFAULT_HISTORY_TURNS, HISTORY_CHOICES, HISTORY_PROFILE
 from .profiles import ProfileChoice
@@ -77,6 +80,7 @@ ADVANCED_FIELDS = (
     CONF_EXAMPLES,
     CONF_CUSTOM_EXAMPLES,
     CONF_EXTRA_BODY,
+    CONF_WARM_UP,
 )
 
 
@@ -95,6 +99,7 @@ def default_agent_data(api_id: str, models: list[str]) -> dict[str, Any]:
         CONF_MAX_CALLS_PER_TURN: DEFAULT_MAX_CALLS_PER_TURN,
         CONF_CHAIN_CALLS: DEFAULT_CHAIN_CALLS,
         CONF_EXAMPLES: DEFAULT_EXAMPLES,
+        CONF_WARM_UP: DEFAULT_WARM_UP,
     }
 
 
@@ -188,6 +193,9 @@ def _advanced_schema() -> probatio.Schema:
                 TextSelectorConfig(multiline=True)
             ),
             probatio.Optional(CONF_EXTRA_BODY): ObjectSelector(),
+            probatio.Required(CONF_WARM_UP, default=DEFAULT_WARM_UP): _dropdown(
+                WARM_UP_CHOICES, CONF_WARM_UP
+            ),
         }
     )
 
@@ -223,6 +231,7 @@ def agent_data_from_form(
             CONF_HISTORY_TURNS: int(
                 advanced.get(CONF_HISTORY_TURNS, DEFAULT_HISTORY_TURNS)
             ),
+            CONF_WARM_UP: advanced.get(CONF_WARM_UP, DEFAULT_WARM_UP),
         }
     )
     if custom := str(advanced.get(CONF_CUSTOM_EXAMPLES) or "").strip():

@@ -28,6 +28,7 @@ from .const import (
     CONF_TEMPERATURE,
     CONF_THINKING,
     CONF_TOOL_CHOICE,
+    CONF_WARM_UP,
     DEFAULT_EXAMPLES,
     DEFAULT_MAX_CALLS_PER_TURN,
     DEFAULT_MAX_TOKENS,
@@ -36,9 +37,11 @@ from .const import (
     DEFAULT_STREAM,
     DEFAULT_TEMPERATURE,
     DEFAULT_THINKING,
+    DEFAULT_WARM_UP,
     EXAMPLES_CHOICES,
     PROFILE_CHOICES,
     THINKING_CHOICES,
+    WARM_UP_CHOICES,
 )
 from .history import DEFAULT_HISTORY_TURNS, HISTORY_CHOICES, HISTORY_PROFILE
 
@@ -143,6 +146,8 @@ class AgentOptions:
     # What the model is sent of earlier turns (`history.py`).
     history: str = HISTORY_PROFILE
     history_turns: int = DEFAULT_HISTORY_TURNS
+    # Whether the prompt's start is sent ahead (`warm_up.py`).
+    warm_up: str = DEFAULT_WARM_UP
 
     @classmethod
     def from_subentry(cls, data: Mapping[str, Any]) -> AgentOptions:
@@ -152,6 +157,7 @@ class AgentOptions:
         examples = data.get(CONF_EXAMPLES, DEFAULT_EXAMPLES)
         profile = data.get(CONF_PROFILE, DEFAULT_PROFILE)
         history = data.get(CONF_HISTORY, HISTORY_PROFILE)
+        warm_up = data.get(CONF_WARM_UP, DEFAULT_WARM_UP)
         return cls(
             model=str(data.get(CONF_MODEL, DEFAULT_MODEL)),
             temperature=float(data.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE)),
@@ -171,4 +177,5 @@ class AgentOptions:
             history_turns=max(
                 0, int(data.get(CONF_HISTORY_TURNS, DEFAULT_HISTORY_TURNS))
             ),
+            warm_up=warm_up if warm_up in WARM_UP_CHOICES else DEFAULT_WARM_UP,
         )

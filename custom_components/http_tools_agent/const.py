@@ -62,6 +62,8 @@ CONF_EXAMPLES: Final = "examples"
 CONF_HISTORY: Final = "history"
 CONF_HISTORY_TURNS: Final = "history_turns"
 CONF_CUSTOM_EXAMPLES: Final = "custom_examples"
+# Whether the prompt's start is sent ahead of the first question (`warm_up.py`).
+CONF_WARM_UP: Final = "warm_up"
 
 TOOL_CHOICES: Final = ("auto", "required", "none")
 THINKING_CHOICES: Final = ("auto", "off", "on")
@@ -78,6 +80,9 @@ EXAMPLES_GENERATED: Final = "generated"
 EXAMPLES_CUSTOM: Final = "custom"
 EXAMPLES_CHOICES: Final = (EXAMPLES_NONE, EXAMPLES_GENERATED, EXAMPLES_CUSTOM)
 DEFAULT_EXAMPLES: Final = EXAMPLES_NONE
+# `auto`: for servers on this machine or the local network, never a hosted API.
+WARM_UP_CHOICES: Final = ("auto", "on", "off")
+DEFAULT_WARM_UP: Final = "auto"
 DEFAULT_TOOL_CHOICE: Final = "auto"
 DEFAULT_TEMPERATURE: Final = 0.7
 DEFAULT_MAX_TOKENS: Final = 1024

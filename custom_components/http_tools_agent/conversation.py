@@ -11,18 +11,22 @@ from homeassistant.config_entries import (
     ConfigSubentry,
 )
 from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT, MATCH_ALL
-from homeassistant.core import HomeAssistant
+from homeassistant.core import Context, HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import intent, llm
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
+from homeassistant.util.ulid import ulid_now
 
-from .const import DOMAIN, LOGGER, SUBENTRY_CONVERSATION
+from .agent_options import AgentOptions
+from .const import CONF_BASE_URL, DOMAIN, LOGGER, SUBENTRY_CONVERSATION
 from .entity import HttpToolsAgentEntity
 from .errors import ServerAuthError, ServerUnavailableError
 from .llm_api import current_agent
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
 from .speech import async_spoken_error
 from .stable_prompt import async_note, split_prompt_template
+from .turn import Request
+from .warm_up import WARM_UP_TEXT, PromptWarmer, last_asked, warm_up_wanted
 
 # Turns run concurrently: each is its own request to the server.
 PARALLEL_UPDATES = 0
@@ -66,6 +70,77 @@ class HttpToolsConversationEntity(
         return MATCH_ALL
 
     @override
+    async def async_added_to_hass(self) -> None:
+        """Send the prompt's start ahead when the agent warms up its server."""
+        await super().async_added_to_hass()
+        runtime = self.entry.runtime_data
+        options = AgentOptions.from_subentry(self.subentry.data)
+        if not warm_up_wanted(
+            options.warm_up, self.entry.data[CONF_BASE_URL], runtime.server_info
+        ):
+            return
+        warmer = PromptWarmer(
+            self.hass, self.entry, self.entity_id, self._async_warm_up_request
+        )
+        apis = self.subentry.data.get(CONF_LLM_HASS_API) or ()
+        self.async_on_remove(
+            warmer.async_start(follow_assist=llm.LLM_API_ASSIST in apis)
+        )
+
+        @callback
+        def server_back() -> None:
+            if runtime.availability.available:
+                warmer.async_warm(again=True)
+
+        self.async_on_remove(runtime.availability.async_add_listener(server_back))
+
+    async def _async_warm_up_request(self) -> Request:
+        """The first request a turn would send now, its question aside: a
+        chat log filled the way a turn's is (`warm_up.py`). Assist's prompt
+        and tools depend on the asking device (its area, its timers): the
+        device and language of this agent's latest turn, else none (a typed
+        question, an automation). No user."""
+        device_id, language = last_asked(self.hass).get(
+            self.subentry.subentry_id, (None, self.hass.config.language)
+        )
+        llm_context = llm.LLMContext(
+            platform=DOMAIN,
+            context=Context(),
+            language=language,
+            assistant=conversation.DOMAIN,
+            device_id=device_id,
+        )
+        chat_log = conversation.ChatLog(self.hass, ulid_now())
+        token = current_agent.set(self.agent_scope())
+        try:
+            await self._async_provide_llm_data(chat_log, llm_context, None)
+        finally:
+            current_agent.reset(token)
+        chat_log.async_add_user_content(conversation.UserContent(WARM_UP_TEXT))
+        return self.turn(chat_log).request()
+
+    async def _async_provide_llm_data(
+        self,
+        chat_log: conversation.ChatLog,
+        llm_context: llm.LLMContext,
+        extra_system_prompt: str | None,
+    ) -> str:
+        """Home Assistant fills the chat log's system prompt and tools;
+        returns the prompt template's lines that render with each message.
+
+        Lines using `now()` render with the message, not in the system
+        prompt, so the prompt's start stays the same (`stable_prompt`).
+        """
+        options = self.subentry.data
+        prompt, per_message = split_prompt_template(
+            options.get(CONF_PROMPT) or llm.DEFAULT_INSTRUCTIONS_PROMPT
+        )
+        await chat_log.async_provide_llm_data(
+            llm_context, options.get(CONF_LLM_HASS_API), prompt, extra_system_prompt
+        )
+        return per_message
+
+    @override
     async def _async_handle_message(
         self,
         user_input: conversation.ConversationInput,
@@ -85,19 +160,14 @@ class HttpToolsConversationEntity(
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
     ) -> conversation.ConversationResult:
-        options = self.subentry.data
         llm_context = user_input.as_llm_context(DOMAIN)
-        # Lines using `now()` render with the message, not in the system
-        # prompt, so the prompt's start stays the same (`stable_prompt`).
-        prompt, per_message = split_prompt_template(
-            options.get(CONF_PROMPT) or llm.DEFAULT_INSTRUCTIONS_PROMPT
+        last_asked(self.hass)[self.subentry.subentry_id] = (
+            user_input.device_id,
+            user_input.language,
         )
         try:
-            await chat_log.async_provide_llm_data(
-                llm_context,
-                options.get(CONF_LLM_HASS_API),
-                prompt,
-                user_input.extra_system_prompt,
+            per_message = await self._async_provide_llm_data(
+                chat_log, llm_context, user_input.extra_system_prompt
             )
             note = await async_note(self.hass, chat_log, llm_context, per_message)
         except conversation.ConverseError as err:

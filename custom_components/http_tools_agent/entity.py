@@ -165,25 +165,29 @@ class HttpToolsAgentEntity(Entity):
         names = self.subentry.data.get(CONF_AGENT_TOOLS) or ()
         return AgentScope(self.entity_id, self.entry.entry_id, frozenset(names))
 
-    async def _async_handle_chat_log(
-        self, chat_log: conversation.ChatLog, language: str | None = None
-    ) -> None:
-        """The guide's loop: ask, run the reply's calls, send their results
-        back, until the model answers or the rounds run out."""
-        runtime = self.entry.runtime_data
+    def turn(self, chat_log: conversation.ChatLog) -> Turn:
+        """A new turn over `chat_log` (which Home Assistant has filled) with
+        this agent's settings: what its requests are built from."""
         options = AgentOptions.from_subentry(self.subentry.data)
         profile = self.profile(options)
-        turn = Turn(
+        return Turn(
             options,
             chat_log,
             self.notes,
-            runtime.server_info,
+            self.entry.runtime_data.server_info,
             self.context,
             profile=profile,
             rules=turn_rules(options, profile),
             offered=chat_tools(chat_log.llm_api) if chat_log.llm_api else ChatTools(),
         )
-        rounds = runtime.settings.max_tool_iterations
+
+    async def _async_handle_chat_log(
+        self, chat_log: conversation.ChatLog, language: str | None = None
+    ) -> None:
+        """The guide's loop: ask, run the reply's calls, send their results
+        back, until the model answers or the rounds run out."""
+        turn = self.turn(chat_log)
+        rounds = self.entry.runtime_data.settings.max_tool_iterations
         exhausted: int | None = None
         for turn.round in range(rounds):
             reply = await self._async_ask(chat_log, turn)

@@ -112,7 +112,7 @@ def format_size(parameters: int) -> str:
     return f"{parameters / 1e6:.0f}M"
 
 
-def _hosted(base_url: str) -> bool:
+def hosted(base_url: str) -> bool:
     """Whether the server is a hosted API (a public host name or address)."""
     host = URL(base_url).host or ""
     if host == "localhost" or host.endswith((".local", ".lan", ".home", ".internal")):
@@ -135,7 +135,7 @@ def choose_profile(
         return _by_size(caps.parameters, Evidence.SERVER_SIZE)
     if (named := size_in_name(model)) is not None:
         return _by_size(named, Evidence.NAME_SIZE)
-    if server.kind == KIND_OPENAI or _hosted(base_url):
+    if server.kind == KIND_OPENAI or hosted(base_url):
         return ProfileChoice(Profile.CAPABLE, Evidence.HOSTED)
     return ProfileChoice(Profile.CAPABLE, Evidence.UNKNOWN)
 
