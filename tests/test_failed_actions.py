@@ -179,8 +179,9 @@ async def test_an_intent_that_matched_nothing_and_an_echo_loop(
     """HassTurnOn with an invented area matches no device; the model writes
     the error back line after line (Qwen2.5-0.5B did until `max_tokens`,
     60 s): at the second copy the agent stops reading, and the user hears
-    that the light was not turned on."""
-    await setup(hass, llm_server, tool_endpoint, "small", assist=True)
+    that the light was not turned on. (Capable: the small rules would
+    leave the invented area and floor out.)"""
+    await setup(hass, llm_server, tool_endpoint, "capable", assist=True)
     never = asyncio.Event()
     llm_server.add(
         tool_calls_stream(
@@ -205,3 +206,40 @@ async def test_an_intent_that_matched_nothing_and_an_echo_loop(
     assert light.state == "on"  # never changed
     offered = [t["function"]["name"] for t in llm_server.requests[0]["tools"]]
     assert any(name.endswith("HassTurnOn") for name in offered)
+
+
+@pytest.mark.parametrize(
+    ("profile", "state", "spoken"),
+    [
+        ("small", "off", "The kitchen lights are off."),
+        (
+            "capable",
+            "on",
+            "That did not happen: Home Assistant found no such device.",
+        ),
+    ],
+)
+async def test_an_invented_floor_is_left_out_under_the_small_rules(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    profile: str,
+    state: str,
+    spoken: str,
+) -> None:
+    """The 0.5B model gave HassTurnOff a floor the house does not have
+    ("all"): small, the floor is left out and the light goes off; capable,
+    the call is the model's and fails."""
+    await setup(hass, llm_server, tool_endpoint, profile, assist=True)
+    llm_server.add(
+        tool_calls_stream(("HassTurnOff", {"name": "Kitchen Lights", "floor": "all"})),
+        text_stream("The kitchen lights are off."),
+        text_stream("The kitchen lights are off."),
+    )
+
+    result = await converse(hass, "Turn off the kitchen lights.")
+
+    light = hass.states.get("light.kitchen_lights")
+    assert light is not None
+    assert light.state == state
+    assert speech(result) == spoken

@@ -53,6 +53,7 @@ from .small_model import (
     asks_for,
     copies_schema,
     recites_tools,
+    without_invented_places,
 )
 
 type Delta = AssistantContentDeltaDict | ToolResultContentDeltaDict
@@ -126,6 +127,10 @@ class CompletionStream:
     read_only: frozenset[str] = frozenset()
     # Calls refused as changes nobody asked for.
     unasked: int = 0
+    # The house's area and floor names (`Rules.invented_places`).
+    places: frozenset[str] = frozenset()
+    # Places left out of intent calls.
+    invented_places: int = 0
     # Recitals of the tool list refused in this turn: the same one again is
     # taken as meant.
     refused_recitals: set[frozenset[str]] = field(default_factory=set)
@@ -481,6 +486,12 @@ class CompletionStream:
         if resolved is None:
             error = f"Error: unknown tool '{name}'"
             return self._unrunnable(name or UNREADABLE_CALL, arguments, error, call_id)
+        if self.rules.invented_places:
+            kept = without_invented_places(
+                resolved, arguments, self.places, self.question
+            )
+            self.invented_places += len(arguments) - len(kept)
+            arguments = kept
         key = call_key(resolved, arguments)
         if key in self.seen_calls:
             # Small models often repeat a call after its result: running it

@@ -21,7 +21,11 @@ from typing import override
 
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentry
-from homeassistant.helpers import device_registry as dr
+from homeassistant.helpers import (
+    area_registry as ar,
+    device_registry as dr,
+    floor_registry as fr,
+)
 from homeassistant.helpers.entity import Entity
 
 from .actions import says_failed
@@ -170,6 +174,7 @@ class HttpToolsAgentEntity(Entity):
         this agent's settings: what its requests are built from."""
         options = AgentOptions.from_subentry(self.subentry.data)
         profile = self.profile(options)
+        rules = turn_rules(options, profile)
         return Turn(
             options,
             chat_log,
@@ -177,9 +182,19 @@ class HttpToolsAgentEntity(Entity):
             self.entry.runtime_data.server_info,
             self.context,
             profile=profile,
-            rules=turn_rules(options, profile),
+            rules=rules,
             offered=chat_tools(chat_log.llm_api) if chat_log.llm_api else ChatTools(),
+            places=self._places() if rules.invented_places else frozenset(),
         )
+
+    def _places(self) -> frozenset[str]:
+        """The house's area and floor names and aliases, lower-cased."""
+        names: set[str] = set()
+        for area in ar.async_get(self.hass).async_list_areas():
+            names.update([area.name, *area.aliases])
+        for floor in fr.async_get(self.hass).async_list_floors():
+            names.update([floor.name, *floor.aliases])
+        return frozenset(name.strip().lower() for name in names)
 
     async def _async_handle_chat_log(
         self, chat_log: conversation.ChatLog, language: str | None = None
@@ -320,6 +335,8 @@ class HttpToolsAgentEntity(Entity):
             runtime.record_quirk("schema_as_arguments")
         if reply.unasked:
             runtime.record_quirk("unasked_change")
+        if reply.invented_places:
+            runtime.record_quirk("invented_place")
         if reply.copied_from_results:
             runtime.record_quirk(
                 "call_copied_from_result",

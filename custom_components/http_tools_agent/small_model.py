@@ -62,6 +62,11 @@ class Rules:
     # model answered "And in Paris?" with "Paris: sunny, 18°C." after
     # Rome's result, no call made.
     results_need_calls: bool = False
+    # An Assist intent's `area` or `floor` that is no area or floor of the
+    # house and not in the user's words is left out of the call (`places`):
+    # the 0.5B model turned "Turn on the kitchen lights." into HassTurnOn
+    # with an invented floor, which matched no device.
+    invented_places: bool = False
 
 
 PLAIN = Rules()
@@ -74,6 +79,7 @@ SMALL_RULES = Rules(
     unasked_changes=True,
     one_retry_round=True,
     results_need_calls=True,
+    invented_places=True,
 )
 
 
@@ -327,3 +333,30 @@ def asks_for(tool: str, request: str) -> bool:
         for w in said
         if len(w) > 2
     )
+
+
+# --- Invented places ----------------------------------------------------------
+
+PLACE_SLOTS = ("area", "floor")
+
+
+def without_invented_places(
+    name: str,
+    arguments: dict[str, Any],
+    places: frozenset[str],
+    request: str,
+) -> dict[str, Any]:
+    """An Assist intent's arguments without an `area` or `floor` that is
+    neither a place of the house (`places`, lower-cased names and aliases)
+    nor in the user's words."""
+    if not name.rpartition("__")[2].startswith("Hass"):
+        return arguments
+    said = request.lower()
+    return {
+        key: value
+        for key, value in arguments.items()
+        if key not in PLACE_SLOTS
+        or not isinstance(value, str)
+        or value.strip().lower() in places
+        or value.strip().lower() in said
+    }

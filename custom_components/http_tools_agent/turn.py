@@ -172,6 +172,8 @@ class Turn:
     changed: bool = False
     # Rounds of this turn whose calls failed.
     failed_rounds: int = 0
+    # The house's area and floor names and aliases, lower-cased.
+    places: frozenset[str] = frozenset()
     # Why a reply of this turn was asked again (`Ask.RETRY`, once a turn).
     retried: Withheld | None = None
     # The turn ended on a narration or a claim: the agent says nothing was done.
@@ -282,6 +284,7 @@ class Turn:
             sentence_check=self.sentence_check(),
             question=this_turn(self.chat_log)[0],
             read_only=self.offered.read_only,
+            places=self.places,
         )
 
     def after_round(self, reply: CompletionStream) -> None:
