@@ -39,7 +39,7 @@ from .call_policy import (
     over_budget_error,
 )
 from .client import async_complete, async_stream_completion
-from .engine.textcalls import FilterOutput, TextCallFilter
+from .engine.textcalls import FilterOutput, TextCallFilter, ToolNames
 from .errors import MalformedResponse, llm_error_handler
 from .honesty import SentenceCheck, SpokenCheck, Withheld
 from .llm_api import RESULT_KEY
@@ -127,6 +127,8 @@ class CompletionStream:
     read_only: frozenset[str] = frozenset()
     # Calls refused as changes nobody asked for.
     unasked: int = 0
+    # The offered tools' names, indexed once for the turn's replies.
+    names: ToolNames | None = None
     # The house's area and floor names (`Rules.invented_places`).
     places: frozenset[str] = frozenset()
     # Places left out of intent calls.
@@ -179,7 +181,9 @@ class CompletionStream:
         # A line-start JSON object that is no call is never speech: it
         # echoes a result, or is a model's idea of an answer
         # (`{"id": "1234567890", "qty": 2, …}` for "Add apples and pears").
-        self._filter = TextCallFilter(self.tool_schemas, after_tool_results=True)
+        self._filter = TextCallFilter(
+            self.names or self.tool_schemas, after_tool_results=True
+        )
         if self.sentence_check is not None:
             self._spoken = SpokenCheck(self.sentence_check)
 

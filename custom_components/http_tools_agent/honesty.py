@@ -22,6 +22,7 @@ from __future__ import annotations
 
 from collections.abc import Callable, Iterable
 from enum import StrEnum
+import functools
 import re
 
 # Words that describe calling a tool, or a tool's result as a log would.
@@ -56,6 +57,11 @@ _IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+|(?:[A-Z][a-z0-9]+){2,}
 
 def tool_names_pattern(tools: Iterable[str]) -> re.Pattern[str] | None:
     """The offered tools' names as a model writes them in a narration."""
+    return _names_pattern(tuple(sorted(tools)))
+
+
+@functools.lru_cache(maxsize=64)
+def _names_pattern(tools: tuple[str, ...]) -> re.Pattern[str] | None:
     names = {name.rpartition("__")[2] for name in tools}
     names = {name for name in names if _IDENTIFIER.fullmatch(name)}
     if not names:

@@ -29,6 +29,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 from enum import StrEnum
+import functools
 import ipaddress
 import re
 
@@ -112,6 +113,7 @@ def format_size(parameters: int) -> str:
     return f"{parameters / 1e6:.0f}M"
 
 
+@functools.lru_cache(maxsize=64)
 def hosted(base_url: str) -> bool:
     """Whether the server is a hosted API (a public host name or address)."""
     host = URL(base_url).host or ""

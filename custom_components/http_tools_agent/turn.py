@@ -29,6 +29,7 @@ from .agent_options import AgentOptions, ToolChoice, request_extra, thinking_fie
 from .call_policy import DataCalls
 from .context_fit import ContextWindow, answer_reserve, request_chars
 from .delta_stream import CompletionStream
+from .engine.textcalls import ToolNames
 from .examples import examples_text
 from .history import HISTORY_PROFILE, SMALL_HISTORY, shape_history
 from .honesty import (
@@ -180,9 +181,12 @@ class Turn:
     nothing_done: bool = False
 
     data_calls: DataCalls = field(init=False)
+    names: ToolNames = field(init=False)
 
     def __post_init__(self) -> None:
-        """Read the calls written in the conversation's tool results."""
+        """Index the tools' names once; read the calls written in the
+        conversation's tool results."""
+        self.names = ToolNames(self.offered.schemas)
         self.data_calls = DataCalls(self.offered.schemas)
         self._read_results()
 
@@ -285,6 +289,7 @@ class Turn:
             question=this_turn(self.chat_log)[0],
             read_only=self.offered.read_only,
             places=self.places,
+            names=self.names,
         )
 
     def after_round(self, reply: CompletionStream) -> None:

@@ -76,17 +76,18 @@ class TextCallFilter:
 
     def __init__(
         self,
-        tools: Mapping[str, Mapping[str, Any]],
+        tools: Mapping[str, Mapping[str, Any]] | ToolNames,
         *,
         after_tool_results: bool = False,
     ) -> None:
-        """Filter for a reply offered ``tools`` (name -> parameters schema).
+        """Filter for a reply offered ``tools`` (name -> parameters schema,
+        or their :class:`ToolNames`, built once for several replies).
 
         ``after_tool_results``: the reply answers tool results, so a
         line-start JSON object that is no call echoes them.
         """
         # Public: a caller resolving structured calls' names uses the same.
-        self.names = ToolNames(tools)
+        self.names = tools if isinstance(tools, ToolNames) else ToolNames(tools)
         self._after_tool_results = after_tool_results
         self._block = TaggedBlock(self.names)
         self._fence = Fence()
