@@ -80,6 +80,8 @@ def test_answers_are_no_narrations(text: str) -> None:
         "La luce della cucina è accesa.",
         "Ho aggiunto le uova alla lista.",
         "He borrado el artículo 1.",
+        "The user has added 3 bread items to their shopping list.",
+        "Added bananas back.",
         "La luz está encendida.",
     ],
 )
@@ -470,6 +472,16 @@ def test_made_up_results() -> None:
     assert not makes_up_result(
         "It depends on the day.", "What's the weather in Oslo?", [], weather
     )
+    # The form of an earlier result with other words and numbers.
+    assert makes_up_result(
+        "Milano: sunny, 20°C",
+        "E a Milano?",
+        [("Che tempo fa a Roma?", "Roma: cloudy, 25°C")],
+        [],
+    )
+    assert makes_up_result(
+        "apples (2).", "Actually make that two.", [("Put apples on", "apples (3).")], []
+    )
 
 
 async def test_a_made_up_result_is_asked_again(
@@ -494,6 +506,28 @@ async def test_a_made_up_result_is_asked_again(
     assert [r.target for r in items.requests][-1] == "GET /weather/Paris"
     assert last_user(llm_server.requests[3]).endswith(RETRY_NUDGES[Withheld.RESULT])
     assert speech(result) == "In Paris it is windy, 29 degrees."
+
+
+async def test_an_earlier_answer_said_again_for_an_action_is_none(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """ "Add coffee to the list." answered with the joke of the turn before."""
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    joke = "Why did the tomato turn red? Because it saw the salad dressing!"
+    llm_server.add(
+        text_stream(joke),
+        text_stream(joke),
+        tool_calls_stream(("add_item", {"name": "coffee"})),
+        text_stream("Coffee is on your list."),
+    )
+    first = await converse(hass, "Tell me a joke.")
+
+    result = await converse(
+        hass, "Add coffee to the list.", conversation_id=first.conversation_id
+    )
+
+    assert [r.target for r in items.requests] == ["POST /api/items"]
+    assert speech(result) == "Coffee is on your list."
 
 
 async def test_a_made_up_result_twice_is_not_spoken(

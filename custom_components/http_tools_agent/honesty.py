@@ -105,6 +105,11 @@ _CLAIM = re.compile(
             r"\bI(?:'ve|\s+have)?\s+(?:just\s+|now\s+|successfully\s+)?"
             r"(?:added|removed|deleted|sent|set|updated|changed|created|turned|"
             r"switched|notified|scheduled|saved|put|placed|cleared|informed|told)\b",
+            r"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)?(?:added|removed|"
+            r"deleted|sent|set|updated|changed|created|turned|switched|notified|"
+            r"saved|put|placed|cleared)\b",
+            r"^\W*(?:added|removed|deleted|sent|updated|changed|created|turned on|"
+            r"turned off|switched on|switched off|notified|saved)\b",
             r"\b(?:is|are)\s+now\s+(?:on|off|set|turned|switched|added|removed|gone)\b",
             r"\b(?:successfully|now)\s+(?:added|removed|deleted|sent|updated|set)\b",
             r"^\W*done\b",
@@ -228,6 +233,18 @@ def _shape(text: str, named: set[str]) -> tuple[str, ...]:
     return tuple("N" if _NUMBER.match(w) else w for w in _words(text) if w not in named)
 
 
+_SKELETON = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+|[^\w\s]", re.UNICODE)
+
+
+def _skeleton(text: str) -> tuple[str, ...]:
+    """A text's form: each number N, each word W, punctuation kept
+    ("Rome: sunny, 16°C" -> W : W , N ° W)."""
+    return tuple(
+        "N" if t[0].isdigit() else "W" if t[0].isalpha() else t
+        for t in _SKELETON.findall(text.strip().rstrip("."))
+    )
+
+
 def makes_up_result(
     sentence: str,
     request: str,
@@ -235,17 +252,27 @@ def makes_up_result(
     domains: Iterable[str],
 ) -> bool:
     """Whether `sentence`, said in a turn in which no tool ran, states a
-    tool's result: it has the shape of a result an earlier turn got
-    (`earlier`: its request and the result) with other values ("Paris:
-    sunny, 18°C." after "Rome: sunny, 16°C"), or it holds a number and the
-    request is about what a tool that reads tells (`domains`: each such
-    tool's name and description, e.g. "get_weather: Current weather…")."""
+    tool's result: it has the form of a result (or an answer) an earlier
+    turn got (`earlier`: its request and that text), a number among other
+    values ("Paris: sunny, 18°C." after "Rome: sunny, 16°C"), or it holds a
+    number and the request is about what a tool that reads tells
+    (`domains`: each such tool's name and description, e.g. "get_weather:
+    Current weather…")."""
     named = set(_words(request))
     mine = _shape(sentence, named)
+    form = _skeleton(sentence)
+    said = " ".join(_words(sentence))
     for asked, result in earlier:
         theirs = _shape(result, set(_words(asked)))
-        if len(theirs) >= 2 and mine == theirs:
-            return " ".join(_words(sentence)) not in " ".join(_words(result))
+        if len(theirs) >= 2 and mine == theirs and said not in " ".join(_words(result)):
+            return True
+        if (
+            "N" in form
+            and len(form) >= 4
+            and form == _skeleton(result)
+            and said not in " ".join(_words(result))
+        ):
+            return True
     if not _NUMBER.search(sentence):
         return False
     words = {w for w in named if len(w) > 3 and w not in _COMMON}

@@ -235,6 +235,10 @@ class Turn:
         names = tool_names_pattern(self.schemas) if narration else None
         question = this_turn(self.chat_log)[0]
         earlier = self._earlier_results() if results else []
+        # Asked for an action, an earlier answer said again is none.
+        answered = (
+            self._earlier_answers() if results and asks_for_action(question) else ""
+        )
         domains = [
             f"{tool['function']['name']}: {tool['function'].get('description', '')}"
             for tool in self.tools
@@ -250,6 +254,8 @@ class Turn:
                 return Withheld.INSTRUCTION
             if results and makes_up_result(sentence, question, earlier, domains):
                 return Withheld.RESULT
+            if answered and " ".join(sentence.lower().split()) in answered:
+                return Withheld.RESULT
             return None
 
         return check
@@ -262,7 +268,8 @@ class Turn:
         return SMALL_HISTORY if self.profile.small else "all"
 
     def _earlier_results(self) -> list[tuple[str, str]]:
-        """Each earlier turn's question with each of its tools' results."""
+        """Each earlier turn's question with each of its tools' results and
+        the answers it got (a model copies either's form)."""
         found: list[tuple[str, str]] = []
         question = ""
         for content in self.chat_log.content:
@@ -270,7 +277,18 @@ class Turn:
                 question = content.content
             elif isinstance(content, conversation.ToolResultContent):
                 found.append((question, tool_result_text(content.result)))
+            elif isinstance(content, conversation.AssistantContent) and content.content:
+                found.append((question, content.content))
         return found
+
+    def _earlier_answers(self) -> str:
+        """The earlier turns' answers, as words (lower-cased)."""
+        since = len(this_turn(self.chat_log)[1]) + 1
+        return " ".join(
+            " ".join(content.content.lower().split())
+            for content in self.chat_log.content[:-since]
+            if isinstance(content, conversation.AssistantContent) and content.content
+        )
 
     def reply(self, ask: Ask = Ask.ROUND) -> CompletionStream:
         """A new reply to read; on the closing request its calls never run."""
