@@ -37,7 +37,12 @@ from homeassistant.components.homeassistant.exposed_entities import (
     async_expose_entity,
 )
 from homeassistant.core import HomeAssistant
-from homeassistant.helpers import area_registry as ar, entity_registry as er, llm
+from homeassistant.helpers import (
+    area_registry as ar,
+    device_registry as dr,
+    entity_registry as er,
+    llm,
+)
 
 from bench._ha import home_assistant, log, machine, table, timed_turn
 from bench.bench_real_model import TOOLS, VARIANTS, small_rules
@@ -177,13 +182,20 @@ async def build_house(hass: HomeAssistant) -> None:
     await async_demo_house(hass)
     areas = ar.async_get(hass)
     entities = er.async_get(hass)
+    devices = dr.async_get(hass)
     for entity_id in [s.entity_id for s in hass.states.async_all(("light", "fan"))]:
         exposed = entity_id in HOUSE
         async_expose_entity(hass, "conversation", entity_id, exposed)
-        if exposed:
-            area = areas.async_get_area_by_name(HOUSE[entity_id]) or (
-                areas.async_create(HOUSE[entity_id])
-            )
+        entry = entities.async_get(entity_id)
+        if not exposed or entry is None:
+            continue
+        area = areas.async_get_area_by_name(HOUSE[entity_id]) or (
+            areas.async_create(HOUSE[entity_id])
+        )
+        if entry.device_id is not None:
+            # The demo lights are named by their device: its area is theirs.
+            devices.async_update_device(entry.device_id, area_id=area.id)
+        else:
             entities.async_update_entity(entity_id, area_id=area.id)
 
 
