@@ -40,12 +40,18 @@ class Actions:
     failed: tuple[Failure, ...]
 
 
+def not_a_call(content: conversation.ToolResultContent) -> bool:
+    """Whether the agent answered the call without running it."""
+    text = content.result.data.get(RESULT_KEY)
+    return isinstance(text, str) and text.startswith(_NOT_A_CALL)
+
+
 def failure_of(content: conversation.ToolResultContent) -> Failure | None:
-    """Why a call failed, or None when it did not."""
+    """Why a call that ran failed, or None when it did not."""
     data = content.result.data
     text = data.get(RESULT_KEY)
     if isinstance(text, str):
-        if not text.startswith("Error:") or text.startswith(_NOT_A_CALL):
+        if not text.startswith("Error:"):
             return None
         if (status := _HTTP_STATUS.match(text)) is not None:
             return Failure("reason_http_status", {"status": status[1]})
@@ -61,6 +67,8 @@ def failure_of(content: conversation.ToolResultContent) -> Failure | None:
         "no_intent_match",
     ):
         return Failure("reason_no_device", {})
+    if data.get("error") in ("InvalidSlotInfo", "MultipleInvalid", "Invalid"):
+        return Failure("reason_not_understood", {})
     return Failure("reason_refused", {})
 
 
@@ -75,6 +83,7 @@ def turn_actions(
         if (
             not isinstance(content, conversation.ToolResultContent)
             or content.tool_name in read_only
+            or not_a_call(content)
         ):
             continue
         failure = failure_of(content)

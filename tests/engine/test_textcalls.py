@@ -313,6 +313,16 @@ def test_long_block_split_in_many_deltas() -> None:
         (["delete_item", "remove_item"], "erase_item", None),
         (["delete_item"], "remove", None),
         (["send_webhook"], "delete_webhook", None),
+        # Spelled another way (Qwen2.5-0.5B with Assist's CamelCase beside).
+        (
+            ["http-tools__get_weather"],
+            "http-tools__GetWeather",
+            "http-tools__get_weather",
+        ),
+        (["get_weather"], "GetWeather", "get_weather"),
+        (["get_weather"], "get-weather", "get_weather"),
+        (["get_weather", "getweather"], "GetWeather", "getweather"),
+        (["get_weather", "Get_Weather"], "GetWeather", None),
     ],
 )
 def test_name_resolution(

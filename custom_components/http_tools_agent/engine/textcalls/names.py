@@ -19,6 +19,11 @@ _VERB = {verb: group[0] for group in _VERB_GROUPS for verb in group}
 _WORD_RE = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
 
 
+def _bare(name: str) -> str:
+    """A name without case and separators."""
+    return re.sub(r"[^0-9a-z]", "", name.lower())
+
+
 def _verb_key(name: str) -> tuple[str, ...] | None:
     """The name's words, its first word (a known verb) made canonical."""
     words = [word.lower() for word in _WORD_RE.findall(name)]
@@ -30,7 +35,7 @@ def _verb_key(name: str) -> tuple[str, ...] | None:
 class ToolNames:
     """The offered tools: resolves written names, knows parameter schemas."""
 
-    __slots__ = ("_exact", "_lower", "_suffix", "_verbs")
+    __slots__ = ("_bare", "_exact", "_lower", "_suffix", "_verbs")
 
     def __init__(self, tools: Mapping[str, Mapping[str, Any]]) -> None:
         """Index ``tools`` (offered name -> JSON Schema ``parameters``)."""
@@ -38,6 +43,7 @@ class ToolNames:
         self._lower: dict[str, list[str]] = {}
         self._suffix: dict[str, list[str]] = {}
         self._verbs: dict[tuple[str, ...], list[str]] = {}
+        self._bare: dict[str, list[str]] = {}
         for name, schema in tools.items():
             self._exact[name] = schema if isinstance(schema, Mapping) else {}
             self._lower.setdefault(name.lower(), []).append(name)
@@ -49,6 +55,8 @@ class ToolNames:
                 start = name.find("__", start + 1)
             if (key := _verb_key(name.rpartition("__")[2])) is not None:
                 self._verbs.setdefault(key, []).append(name)
+            for form in {name, name.rpartition("__")[2]}:
+                self._bare.setdefault(_bare(form), []).append(name)
 
     def __bool__(self) -> bool:
         """Whether any tool is offered."""
@@ -60,7 +68,9 @@ class ToolNames:
         Exact match; else the unique case-insensitive match; else the unique
         offered name ending with ``"__" + written`` (namespaced tool APIs);
         else the unique offered name that differs only by a synonym of its
-        first word, the verb (``remove_item`` for ``delete_item``).
+        first word, the verb (``remove_item`` for ``delete_item``); else the
+        unique one that differs only in case and separators (``GetWeather``,
+        ``http-tools__GetWeather`` for ``http-tools__get_weather``).
         """
         written = written.strip()
         if written in self._exact:
@@ -74,6 +84,10 @@ class ToolNames:
         key = _verb_key(written)
         found = self._verbs.get(key) if key is not None else None
         if found is not None and len(found) == 1:
+            return found[0]
+        # Spelled another way: `GetWeather`, `get-weather` for `get_weather`.
+        found = self._bare.get(_bare(written))
+        if found is not None and len(set(found)) == 1:
             return found[0]
         return None
 
