@@ -440,14 +440,18 @@ try {
     const seen = await control();
     const weather = seen.tools.filter((r) => r.method === 'GET' && r.path === '/weather/Rome');
     assert.equal(weather.length, 1, `GET /weather/Rome expected: ${JSON.stringify(seen.tools)}`);
-    const llm = seen.llm;
+    // The warm-ups (not streamed, max_tokens 1) read the prompt ahead of the turn.
+    const warmUps = seen.llm.filter((r) => !r.stream);
+    assert.ok(warmUps.length >= 1, 'the agent warmed the server up');
+    assert.ok(warmUps.every((r) => r.max_tokens === 1), 'a warm-up writes one token');
+    const llm = seen.llm.filter((r) => r.stream);
     assert.ok(llm.length >= 2, `two chat completions expected, got ${llm.length}`);
     const last = llm.at(-1).messages.at(-1);
     assert.equal(last.role, 'tool');
     assert.ok(String(last.content).includes(TOOL_RESULT), `tool result: ${last.content}`);
     const offered = (llm[0].tools || []).map((t) => t.function.name);
     assert.deepEqual(offered, ['get_weather', 'list_rooms', 'set_lights', 'GetDateTime']);
-    console.log(`drive:   tool server: ${weather.length} request; LLM: ${llm.length} requests`);
+    console.log(`drive:   tool server: ${weather.length} request; LLM: ${llm.length} requests, ${warmUps.length} warm-ups`);
     const { issues } = await callWS({ type: 'repairs/list_issues' });
     const ours = issues.filter((i) => i.domain === 'http_tools_agent');
     console.log(`drive:   repairs: ${issues.map((i) => `${i.domain}/${i.issue_id}`).join(', ') || 'none'}`);

@@ -42,7 +42,13 @@ from custom_components.http_tools_agent.small_model import ANSWER_NUDGE, CLOSING
 from dev.http_config import seed_http_config
 from dev.loopback import LoopbackServer
 from dev.openapi_service import LightsService
-from tests.servers import FakeLLMServer, ToolEndpoint, text_stream, transcript
+from tests.servers import (
+    FakeLLMServer,
+    ToolEndpoint,
+    completion,
+    text_stream,
+    transcript,
+)
 
 ROOT = Path(__file__).resolve().parents[2]
 
@@ -68,7 +74,10 @@ class ScriptedLLM(FakeLLMServer):
         body: dict[str, Any] = await request.json()
         messages: list[dict[str, Any]] = body.get("messages", [])
         last = messages[-1] if messages else {}
-        if last.get("role") == "tool":
+        if not body.get("stream"):
+            # The agent's warm-up (warm_up.py): one token, not streamed.
+            self.add(completion("Hi"))
+        elif last.get("role") == "tool":
             # The request after a result ends it with the agent's request
             # to answer (ANSWER_NUDGE, CLOSING_NUDGE): not part of the result.
             content = str(last.get("content", ""))
