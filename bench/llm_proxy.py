@@ -11,6 +11,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import json
+import re
 import time
 from typing import Any
 
@@ -20,6 +21,7 @@ from aiohttp import web
 from dev.loopback import LoopbackServer
 
 _HOP_BY_HOP = {"content-length", "transfer-encoding", "connection", "host"}
+_SENTENCE_END = re.compile(r"[.!?](\s|$)")
 
 
 @dataclass
@@ -30,6 +32,10 @@ class Exchange:
     sent: float
     first_token: float | None = None
     ended: float | None = None
+    # When the text written so far first held a whole sentence (what a
+    # streaming TTS needs to start speaking).
+    first_sentence: float | None = None
+    text: str = ""
     usage: dict[str, Any] | None = None
     timings: dict[str, Any] | None = None
     label: str = ""
@@ -45,6 +51,15 @@ class Exchange:
         """Prompt processing plus the first token, as the client sees it."""
         return None if self.first_token is None else self.first_token - self.sent
 
+    @property
+    def seconds_to_first_sentence(self) -> float | None:
+        """To the first whole sentence of text, or to the end of a reply
+        whose text has no sentence end (None when it wrote no text)."""
+        if not self.text.strip():
+            return None
+        at = self.first_sentence or self.ended
+        return None if at is None else at - self.sent
+
 
 def _note(exchange: Exchange, data: Any) -> None:
     """Note the counts and the first token of one chunk (or completion)."""
@@ -54,12 +69,16 @@ def _note(exchange: Exchange, data: Any) -> None:
         exchange.usage = usage
     if isinstance(timings := data.get("timings"), dict):
         exchange.timings = timings
-    if exchange.first_token is not None:
-        return
     for choice in data.get("choices") or ():
         said = choice.get("delta") or choice.get("message") or {}
-        if said.get("content") or said.get("tool_calls"):
+        if exchange.first_token is None and (
+            said.get("content") or said.get("tool_calls")
+        ):
             exchange.first_token = time.perf_counter()
+        if isinstance(content := said.get("content"), str):
+            exchange.text += content
+            if exchange.first_sentence is None and _SENTENCE_END.search(exchange.text):
+                exchange.first_sentence = time.perf_counter()
 
 
 @dataclass

@@ -337,17 +337,25 @@ class VoiceParts:
 
     async def synthesize(self, text: str) -> Pcm:
         """Piper speaking `text` (22,050 Hz for the joe voice)."""
+        return (await self._synthesize(text))[0]
+
+    async def piper_first_audio(self, text: str) -> float:
+        """Piper's own time to its first audio of `text` (s)."""
+        return (await self._synthesize(text))[1]
+
+    async def _synthesize(self, text: str) -> tuple[Pcm, float]:
         client = AsyncTcpClient("127.0.0.1", self.piper_port)
         await client.connect()
         try:
+            started = time.monotonic()
+            first = 0.0
             await client.write_event(Synthesize(text=text).event())
             audio = bytearray()
             rate = 0
             while (event := await client.read_event()) is not None:
-                if AudioStart.is_type(event.type):
-                    rate = AudioStart.from_event(event).rate
-                elif AudioChunk.is_type(event.type):
+                if AudioChunk.is_type(event.type):
                     chunk = AudioChunk.from_event(event)
+                    first = first or time.monotonic() - started
                     rate = chunk.rate
                     audio += chunk.audio
                 elif AudioStop.is_type(event.type):
@@ -356,7 +364,7 @@ class VoiceParts:
             await client.disconnect()
         if not audio:
             raise RuntimeError(f"Piper gave no audio for {text!r}")
-        return Pcm(rate, bytes(audio))
+        return Pcm(rate, bytes(audio)), first
 
     async def transcribe(self, pcm: Pcm) -> str:
         """What PocketSphinx hears in the audio."""
