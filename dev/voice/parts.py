@@ -8,7 +8,8 @@
   Piper add-on;
 - the PocketSphinx Wyoming server of `sphinx_server.py` (`.venv-voice`);
 - wyoming-satellite 1.0.0 (`.venv-satellite`: it pins wyoming 1.4.1), whose
-  microphone, wake word and speaker are the programs of `satellite_audio.py`.
+  microphone, wake word and speaker are the programs of `satellite_audio.py`
+  (run through `satellite.py`, which answers Home Assistant's ping).
 
 Home Assistant's `wyoming` integration connects to all three like to any
 Wyoming service. Through the rig a question is synthesised with Piper
@@ -34,16 +35,16 @@ import tempfile
 import time
 from types import TracebackType
 from typing import Self
-import wave
 
 from wyoming.asr import Transcribe, Transcript
-from wyoming.audio import AudioChunk, AudioChunkConverter, AudioStart, AudioStop
+from wyoming.audio import AudioChunk, AudioStart, AudioStop
 from wyoming.client import AsyncTcpClient
 from wyoming.tts import Synthesize
 
 from dev.loopback import free_port
 
 from . import satellite_audio
+from .audio import MIC_RATE, Pcm, last_loud_chunk, read_wav
 
 ROOT = Path(__file__).resolve().parents[2]
 VOICE_VENV = Path(os.environ.get("HTA_VOICE_VENV", ROOT / ".venv-voice"))
@@ -56,12 +57,9 @@ INSTALL_HINT = (
     "~2 min the first time: Piper, PocketSphinx built from source, "
     "wyoming-satellite, and Debian's ffmpeg)"
 )
-MIC_RATE, MIC_WIDTH, MIC_CHANNELS = 16000, 2, 1
 # Silence between the wake tone and the question: the satellite has switched
 # from the wake word to streaming to Home Assistant well before it ends.
 WAKE_GAP_SECONDS = 0.5
-# A sample louder than this is speech (Piper's silence is near 0).
-SPEECH_LEVEL = 500
 STARTUP_SECONDS = 60.0
 
 
@@ -100,45 +98,6 @@ def missing() -> str | None:
     return None
 
 
-# --- audio -------------------------------------------------------------------
-
-
-@dataclass(frozen=True)
-class Pcm:
-    """Raw 16-bit mono audio at `rate`."""
-
-    rate: int
-    audio: bytes
-
-    @property
-    def seconds(self) -> float:
-        """Duration."""
-        return len(self.audio) / (2 * self.rate)
-
-    def to_mic(self) -> bytes:
-        """As a microphone gives it: 16 kHz 16-bit mono."""
-        converter = AudioChunkConverter(MIC_RATE, MIC_WIDTH, MIC_CHANNELS)
-        chunk = AudioChunk(rate=self.rate, width=2, channels=1, audio=self.audio)
-        return converter.convert(chunk).audio
-
-
-def read_wav(path: Path) -> Pcm:
-    """A 16-bit mono WAV file."""
-    with wave.open(str(path), "rb") as wav:
-        if wav.getsampwidth() != 2 or wav.getnchannels() != 1:
-            raise ValueError(f"{path}: not 16-bit mono")
-        return Pcm(wav.getframerate(), wav.readframes(wav.getnframes()))
-
-
-def last_loud_chunk(audio: bytes) -> int:
-    """Index of the last mic chunk holding speech (the end of speech)."""
-    samples = memoryview(audio[: len(audio) - len(audio) % 2]).cast("h")
-    for index in range(len(samples) - 1, -1, -1):
-        if abs(samples[index]) > SPEECH_LEVEL:
-            return index // satellite_audio.SAMPLES_PER_CHUNK
-    return 0
-
-
 @dataclass(frozen=True)
 class Spoken:
     """A question played into the satellite's microphone (monotonic times)."""
@@ -160,9 +119,6 @@ class Answer:
     def pcm(self) -> Pcm:
         """The audio."""
         return read_wav(self.wav)
-
-
-# --- processes ---------------------------------------------------------------
 
 
 @dataclass

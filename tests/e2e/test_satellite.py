@@ -22,7 +22,8 @@ from homeassistant.core import HomeAssistant
 import pytest
 
 from dev.tool_server import DEMO_TOOLS, DemoToolServer, weather_for
-from dev.voice.parts import Pcm, VoiceParts
+from dev.voice.audio import Pcm
+from dev.voice.parts import VoiceParts
 from tests.markup import markup_in
 
 from .harness import ModelServer, setup_ours
