@@ -9,6 +9,7 @@ tokens taken from the cache, milliseconds). The agents never know.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 import json
 import re
@@ -131,7 +132,12 @@ class RecordingProxy(LoopbackServer):
             streamed = "event-stream" in upstream.headers.get("Content-Type", "")
             pending = b""
             async for piece in upstream.content.iter_any():
-                await response.write(piece)
+                try:
+                    await response.write(piece)
+                except ConnectionResetError:
+                    # The agent closed the stream early (it had what it
+                    # needed): what was read so far is noted.
+                    break
                 if exchange is None:
                     continue
                 pending += piece
@@ -145,5 +151,6 @@ class RecordingProxy(LoopbackServer):
                 if not streamed and pending:
                     _note(exchange, json.loads(pending))  # a whole completion
                 exchange.ended = time.perf_counter()
-            await response.write_eof()
+            with contextlib.suppress(ConnectionResetError):
+                await response.write_eof()
             return response
