@@ -13,10 +13,9 @@ satellite's microphone -> the first answer audio at its speaker, split into
   voice activity detection waiting out its silence window, then
   PocketSphinx finishing the utterance);
 - the agent to its first spoken word (the first text delta);
-- to a sentence for the TTS: Piper speaks whole sentences, and a short answer
-  goes to the TTS only when complete;
-- text to speech: that text -> the first audio at the satellite (Piper,
-  Home Assistant's ffmpeg conversion, the Wyoming hops).
+- text to speech: that word -> the first audio at the satellite (the rest
+  of a sentence, or of a short answer, which the pipeline sends whole;
+  Piper; Home Assistant's ffmpeg conversion; the Wyoming hops).
 
 The floor of a turn: the silence window and PocketSphinx's own time (as
 measured), the model's first sentence (the time the turn's last request took
@@ -63,7 +62,7 @@ QUESTIONS = (
     "Thank you!",
 )
 SENTENCE = re.compile(r"^.*?[.!?](\s|$)", re.DOTALL)
-PARTS = ("total", "stt", "vad", "recogniser", "agent", "sentence", "tts")
+PARTS = ("total", "stt", "vad", "recogniser", "agent", "tts")
 
 
 @dataclass
@@ -169,8 +168,7 @@ def report(rows: list[Row]) -> None:
             "total",
             "speech to text",
             "agent to first word",
-            "to a sentence",
-            "text to speech",
+            "first word to audio",
             "floor",
             "answer",
         ),
@@ -181,8 +179,7 @@ def report(rows: list[Row]) -> None:
                 r.turn.question,
                 r.turn.transcript or "-",
                 len(r.exchanges),
-                *(fmt(r.turn.split()[k]) for k in ("total", "stt", "agent")),
-                *(fmt(r.turn.split()[k]) for k in ("sentence", "tts")),
+                *(fmt(r.turn.split()[k]) for k in ("total", "stt", "agent", "tts")),
                 fmt(r.floor),
                 r.turn.answer_text.replace("|", "/").replace("\n", " ")[:70],
             )
@@ -223,8 +220,7 @@ def report(rows: list[Row]) -> None:
             "of which silence window",
             "of which PocketSphinx",
             "agent to first word",
-            "to a sentence",
-            "text to speech",
+            "first word to audio",
             "model's first sentence (last request)",
             "Piper's own first audio",
             "floor",

@@ -74,8 +74,7 @@ def report(turn: SatelliteTurn, wav: Path | None) -> str:
         f"{seconds(split['total'])}: speech to text {seconds(split['stt'])} "
         f"(end of speech found {seconds(split['vad'])}, PocketSphinx "
         f"{seconds(split['recogniser'])}), agent to its first word "
-        f"{seconds(split['agent'])}, to a sentence for the TTS "
-        f"{seconds(split['sentence'])}, text to speech at the satellite "
+        f"{seconds(split['agent'])}, from that word to audio at the satellite "
         f"{seconds(split['tts'])}"
     )
     return "\n".join(lines)

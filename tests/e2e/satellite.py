@@ -21,7 +21,6 @@ from __future__ import annotations
 
 import asyncio
 from dataclasses import dataclass, field
-import re
 import time
 from typing import Any
 
@@ -43,7 +42,6 @@ from dev.voice.parts import VOICE, Answer, Spoken, VoiceParts, wait_until
 # Long enough for the 0.5B model's slowest turns on 2 busy cores.
 TURN_TIMEOUT = 300.0
 ANSWER_AUDIO_TIMEOUT = 60.0
-SENTENCE_END = re.compile(r"[.!?](\s|$)")
 
 
 async def add_wyoming_service(hass: HomeAssistant, port: int) -> ConfigEntry:
@@ -157,35 +155,21 @@ class SatelliteTurn:
         return self.at(PipelineEventType.INTENT_END)
 
     @property
-    def tts_text_at(self) -> float | None:
-        """When the TTS had words to speak: the first sentence complete (Piper
-        speaks whole sentences), or the answer's end for a short answer that
-        the pipeline does not stream."""
-        streamed = any(
-            (e.data or {}).get("tts_start_streaming") for _, e in self.events
-        )
-        intent_end = self.at(PipelineEventType.INTENT_END)
-        if not streamed:
-            return intent_end
-        text = ""
-        for at, delta in self.deltas():
-            text += delta.get("content") or ""
-            if SENTENCE_END.search(text):
-                return at
-        return intent_end
-
-    @property
     def first_audio_at(self) -> float | None:
         """The first answer audio at the satellite's speaker."""
         return self.answer.first_audio if self.answer else None
 
     def split(self) -> dict[str, float | None]:
-        """End of speech -> first answer audio, and its parts (s)."""
+        """End of speech -> first answer audio, and its parts (s): speech to
+        text (the silence window until the pipeline's voice activity
+        detection ends the command, then the recogniser), the agent to its
+        first spoken word, and from that word to the first audio at the
+        satellite (the rest of a sentence or of a short answer, Piper,
+        Home Assistant's conversion, the Wyoming hops)."""
         end = self.spoken.speech_end
         stt = self.at(PipelineEventType.STT_END)
         vad = self.at(PipelineEventType.STT_VAD_END)
         word = self.first_word_at
-        text = self.tts_text_at
         audio = self.first_audio_at
 
         def span(start: float | None, stop: float | None) -> float | None:
@@ -197,9 +181,7 @@ class SatelliteTurn:
             "vad": span(end, vad),
             "recogniser": span(vad, stt),
             "agent": span(stt, word),
-            "sentence": span(word, text),
-            "tts": span(text, audio),
-            "answer": span(stt, self.at(PipelineEventType.INTENT_END)),
+            "tts": span(word, audio),
         }
 
 
