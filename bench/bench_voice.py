@@ -24,8 +24,9 @@ Piper's own time to the first audio of that sentence (asked directly).
 
 Agents: `ours`, and `core` (Home Assistant's `llama_cpp` agent on our HTTP
 tools API, the end-to-end harness's baseline). Per agent, the questions run
-as follow-ups in one conversation and each in a fresh one, `--rounds` times;
-the medians and p95 leave out each series' first question (a cold cache).
+as follow-ups in one conversation and each in a fresh one; the agents take
+turns, `--rounds` times. The medians and p95 leave out each series' first
+question (a cold cache).
 
     .venv/bin/python -m bench.bench_voice [--agents ours,core] [--rounds 2]
         [--base-url URL] [--dump FILE]
@@ -115,10 +116,9 @@ async def run_agent(
     proxy: RecordingProxy,
     tools: DemoToolServer,
     agent: str,
-    rounds: int,
 ) -> list[Row]:
-    """The questions through the satellite, follow-ups then fresh, `rounds`
-    times, in a Home Assistant of their own."""
+    """The questions through the satellite, as follow-ups then fresh, in a
+    Home Assistant of their own."""
     rows: list[Row] = []
     tools.reset()  # the same shopping list for every agent
     async with home_assistant() as hass:
@@ -127,29 +127,24 @@ async def run_agent(
             agent_id = await setup_llama_cpp(hass, proxy.base_url)
         home = await satellite_home(hass, parts, agent_id, name=f"Voice {agent}")
         try:
-            for _ in range(rounds):
-                for mode in ("follow-up", "fresh"):
-                    home.new_conversation()
-                    for index, question in enumerate(QUESTIONS):
-                        before = len(proxy.exchanges)
-                        turn = await home.ask(question, fresh=mode == "fresh")
-                        sentence = first_sentence(turn.answer_text)
-                        piper = (
-                            await parts.piper_first_audio(sentence)
-                            if sentence
-                            else None
-                        )
-                        row = Row(
-                            agent, mode, index, turn, proxy.exchanges[before:], piper
-                        )
-                        rows.append(row)
-                        split = turn.split()
-                        log(
-                            f"{agent:5} {mode:9} {question[:28]:28} heard "
-                            f"{turn.transcript!r:34} first audio "
-                            f"{fmt(split['total'])} s (floor {fmt(row.floor)}): "
-                            f"{turn.answer_text[:50]!r}"
-                        )
+            for mode in ("follow-up", "fresh"):
+                home.new_conversation()
+                for index, question in enumerate(QUESTIONS):
+                    before = len(proxy.exchanges)
+                    turn = await home.ask(question, fresh=mode == "fresh")
+                    sentence = first_sentence(turn.answer_text)
+                    piper = (
+                        await parts.piper_first_audio(sentence) if sentence else None
+                    )
+                    row = Row(agent, mode, index, turn, proxy.exchanges[before:], piper)
+                    rows.append(row)
+                    split = turn.split()
+                    log(
+                        f"{agent:5} {mode:9} {question[:28]:28} heard "
+                        f"{turn.transcript!r:34} first audio "
+                        f"{fmt(split['total'])} s (floor {fmt(row.floor)}): "
+                        f"{turn.answer_text[:50]!r}"
+                    )
         finally:
             await home.close()
     return rows
@@ -277,8 +272,11 @@ async def main(args: argparse.Namespace) -> None:
         with VoiceParts() as parts:
             await tools.start()
             await proxy.start()
-            for agent in args.agents:
-                rows += await run_agent(parts, proxy, tools, agent, args.rounds)
+            # The agents take turns, round by round: the machine's load
+            # falls on both alike.
+            for _ in range(args.rounds):
+                for agent in args.agents:
+                    rows += await run_agent(parts, proxy, tools, agent)
         report(rows)
         print(f"\nMachine after the run: {machine()}")
         if args.dump:
