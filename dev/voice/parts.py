@@ -54,7 +54,7 @@ SATELLITE_NAME = "Voice rig satellite"
 INSTALL_HINT = (
     "The voice rig is not installed: run `scripts/voice --install-only` "
     "(on this machine: `../shared/toolchain/py314 scripts/voice --install-only`; "
-    "~2 min the first time: Piper, PocketSphinx built from source, "
+    "~3 min the first time: Piper, PocketSphinx built from source, "
     "wyoming-satellite, and Debian's ffmpeg)"
 )
 # Silence between the wake tone and the question: the satellite has switched
