@@ -30,6 +30,7 @@ question (a cold cache).
 
     .venv/bin/python -m bench.bench_voice [--agents ours,core] [--rounds 2]
         [--base-url URL] [--dump FILE]
+    .venv/bin/python -m bench.bench_voice --tables DUMP[,DUMP...]
 
 Needs `scripts/voice --install-only` (and starts llama-cpp-python with the
 Qwen model unless `--base-url` or HTA_MODEL_SERVER_URL names a server).
@@ -44,6 +45,7 @@ import json
 from pathlib import Path
 import re
 import statistics
+from typing import Any
 
 from bench._ha import home_assistant, log, machine, table
 from bench.llm_proxy import Exchange, RecordingProxy
@@ -150,7 +152,40 @@ async def run_agent(
     return rows
 
 
-def report(rows: list[Row]) -> None:
+def record(row: Row) -> dict[str, Any]:
+    """A turn as JSON: what the tables are made of (`--dump`, `--tables`)."""
+    return {
+        "agent": row.agent,
+        "mode": row.mode,
+        "index": row.index,
+        "question": row.turn.question,
+        "heard": row.turn.transcript,
+        "calls": row.turn.tool_calls,
+        "answer": row.turn.answer_text,
+        "error": row.turn.error,
+        "split": row.turn.split(),
+        "model_sentence": row.model_sentence,
+        "piper": row.piper,
+        "floor": row.floor,
+        "requests": [
+            {
+                "first_token": e.seconds_to_first_token,
+                "first_sentence": e.seconds_to_first_sentence,
+                "seconds": None if e.ended is None else e.ended - e.sent,
+            }
+            for e in row.exchanges
+        ],
+    }
+
+
+def median_p95(values: list[float]) -> str:
+    """`median · p95`, or a dash."""
+    if not values:
+        return "-"
+    return f"{fmt(statistics.median(values))} · {fmt(p95(values))}"
+
+
+def report(records: list[dict[str, Any]]) -> None:
     """The per-turn table and the medians/p95."""
     table(
         "Per turn (s): end of speech at the satellite -> first answer audio there",
@@ -169,40 +204,33 @@ def report(rows: list[Row]) -> None:
         ),
         [
             (
-                r.agent,
-                r.mode,
-                r.turn.question,
-                r.turn.transcript or "-",
-                len(r.exchanges),
-                *(fmt(r.turn.split()[k]) for k in ("total", "stt", "agent", "tts")),
-                fmt(r.floor),
-                r.turn.answer_text.replace("|", "/").replace("\n", " ")[:70],
+                r["agent"],
+                r["mode"],
+                r["question"],
+                r["heard"] or "-",
+                len(r["requests"]),
+                *(fmt(r["split"][k]) for k in ("total", "stt", "agent", "tts")),
+                fmt(r["floor"]),
+                r["answer"].replace("|", "/").replace("\n", " ")[:70],
             )
-            for r in rows
+            for r in records
         ],
     )
     summary = []
-    for agent in dict.fromkeys(r.agent for r in rows):
+    for agent in dict.fromkeys(r["agent"] for r in records):
         for mode in ("follow-up", "fresh"):
-            mine = [r for r in rows if r.agent == agent and r.mode == mode and r.index]
+            mine = [
+                r
+                for r in records
+                if r["agent"] == agent and r["mode"] == mode and r["index"]
+            ]
             cells: list[str] = [agent, mode, str(len(mine))]
             for key in PARTS:
-                values = [v for r in mine if (v := r.turn.split()[key]) is not None]
                 cells.append(
-                    f"{fmt(statistics.median(values))} · {fmt(p95(values))}"
-                    if values
-                    else "-"
+                    median_p95([v for r in mine if (v := r["split"][key]) is not None])
                 )
-            for values in (
-                [v for r in mine if (v := r.model_sentence) is not None],
-                [v for r in mine if (v := r.piper) is not None],
-                [v for r in mine if (v := r.floor) is not None],
-            ):
-                cells.append(
-                    f"{fmt(statistics.median(values))} · {fmt(p95(values))}"
-                    if values
-                    else "-"
-                )
+            for key in ("model_sentence", "piper", "floor"):
+                cells.append(median_p95([v for r in mine if (v := r[key]) is not None]))
             summary.append(cells)
     table(
         "P8b: median · p95 over questions 2-5 (s)",
@@ -224,37 +252,9 @@ def report(rows: list[Row]) -> None:
     )
 
 
-def dump(rows: list[Row], path: Path) -> None:
-    """Every turn as JSON."""
-    path.write_text(
-        json.dumps(
-            [
-                {
-                    "agent": r.agent,
-                    "mode": r.mode,
-                    "question": r.turn.question,
-                    "heard": r.turn.transcript,
-                    "calls": r.turn.tool_calls,
-                    "answer": r.turn.answer_text,
-                    "error": r.turn.error,
-                    "split": r.turn.split(),
-                    "piper": r.piper,
-                    "floor": r.floor,
-                    "requests": [
-                        {
-                            "first_token": e.seconds_to_first_token,
-                            "first_sentence": e.seconds_to_first_sentence,
-                            "seconds": None if e.ended is None else e.ended - e.sent,
-                        }
-                        for e in r.exchanges
-                    ],
-                }
-                for r in rows
-            ],
-            indent=1,
-            default=str,
-        )
-    )
+def dump(records: list[dict[str, Any]], path: str) -> None:
+    """Write the turns so far as JSON."""
+    Path(path).write_text(json.dumps(records, indent=1))
 
 
 async def main(args: argparse.Namespace) -> None:
@@ -267,7 +267,7 @@ async def main(args: argparse.Namespace) -> None:
     )
     tools = DemoToolServer()
     proxy = RecordingProxy(target=server.url)
-    rows: list[Row] = []
+    records: list[dict[str, Any]] = []
     try:
         with VoiceParts() as parts:
             await tools.start()
@@ -276,11 +276,12 @@ async def main(args: argparse.Namespace) -> None:
             # falls on both alike.
             for _ in range(args.rounds):
                 for agent in args.agents:
-                    rows += await run_agent(parts, proxy, tools, agent)
-        report(rows)
+                    rows = await run_agent(parts, proxy, tools, agent)
+                    records += [record(row) for row in rows]
+                    if args.dump:  # kept as it grows: a long run may be cut
+                        dump(records, args.dump)
+        report(records)
         print(f"\nMachine after the run: {machine()}")
-        if args.dump:
-            dump(rows, Path(args.dump))
     finally:
         await proxy.stop()
         await tools.stop()
@@ -296,8 +297,23 @@ def parse_args() -> argparse.Namespace:
     )
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--dump", help="write every turn as JSON here")
+    parser.add_argument(
+        "--tables",
+        metavar="DUMP[,DUMP...]",
+        help="print the tables of earlier runs' dumps, together; run nothing",
+    )
     return parser.parse_args()
 
 
 if __name__ == "__main__":
-    asyncio.run(main(parse_args()))
+    arguments = parse_args()
+    if arguments.tables:
+        report(
+            [
+                r
+                for name in arguments.tables.split(",")
+                for r in json.loads(Path(name).read_text())
+            ]
+        )
+    else:
+        asyncio.run(main(arguments))
