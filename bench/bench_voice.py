@@ -172,6 +172,8 @@ def record(row: Row) -> dict[str, Any]:
                 "first_token": e.seconds_to_first_token,
                 "first_sentence": e.seconds_to_first_sentence,
                 "seconds": None if e.ended is None else e.ended - e.sent,
+                "tokens": (e.usage or {}).get("completion_tokens"),
+                "text": e.text,
             }
             for e in row.exchanges
         ],
