@@ -138,7 +138,9 @@ async def test_a_misheard_question_still_gets_a_spoken_answer(
 
     assert turn.error is None, turn.error
     assert turn.transcript, "nothing was recognised"
-    assert turn.transcript != "add milk to my shopping list", "heard right this time"
+    assert turn.transcript != "add milk to my shopping list", (
+        "PocketSphinx heard it right this time: the case needs a phrase it mishears"
+    )
     assert turn.answer_text.strip(), "the agent said nothing"
     assert not markup_in(turn.answer_text), turn.answer_text
     assert "{" not in turn.answer_text, turn.answer_text
