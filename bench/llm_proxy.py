@@ -9,8 +9,10 @@ tokens taken from the cache, milliseconds). The agents never know.
 
 from __future__ import annotations
 
+import contextlib
 from dataclasses import dataclass, field
 import json
+import re
 import time
 from typing import Any
 
@@ -20,6 +22,7 @@ from aiohttp import web
 from dev.loopback import LoopbackServer
 
 _HOP_BY_HOP = {"content-length", "transfer-encoding", "connection", "host"}
+_SENTENCE_END = re.compile(r"[.!?](\s|$)")
 
 
 @dataclass
@@ -30,6 +33,10 @@ class Exchange:
     sent: float
     first_token: float | None = None
     ended: float | None = None
+    # When the text written so far first held a whole sentence (what a
+    # streaming TTS needs to start speaking).
+    first_sentence: float | None = None
+    text: str = ""
     usage: dict[str, Any] | None = None
     timings: dict[str, Any] | None = None
     label: str = ""
@@ -45,6 +52,15 @@ class Exchange:
         """Prompt processing plus the first token, as the client sees it."""
         return None if self.first_token is None else self.first_token - self.sent
 
+    @property
+    def seconds_to_first_sentence(self) -> float | None:
+        """To the first whole sentence of text, or to the end of a reply
+        whose text has no sentence end (None when it wrote no text)."""
+        if not self.text.strip():
+            return None
+        at = self.first_sentence or self.ended
+        return None if at is None else at - self.sent
+
 
 def _note(exchange: Exchange, data: Any) -> None:
     """Note the counts and the first token of one chunk (or completion)."""
@@ -54,12 +70,16 @@ def _note(exchange: Exchange, data: Any) -> None:
         exchange.usage = usage
     if isinstance(timings := data.get("timings"), dict):
         exchange.timings = timings
-    if exchange.first_token is not None:
-        return
     for choice in data.get("choices") or ():
         said = choice.get("delta") or choice.get("message") or {}
-        if said.get("content") or said.get("tool_calls"):
+        if exchange.first_token is None and (
+            said.get("content") or said.get("tool_calls")
+        ):
             exchange.first_token = time.perf_counter()
+        if isinstance(content := said.get("content"), str):
+            exchange.text += content
+            if exchange.first_sentence is None and _SENTENCE_END.search(exchange.text):
+                exchange.first_sentence = time.perf_counter()
 
 
 @dataclass
@@ -112,7 +132,12 @@ class RecordingProxy(LoopbackServer):
             streamed = "event-stream" in upstream.headers.get("Content-Type", "")
             pending = b""
             async for piece in upstream.content.iter_any():
-                await response.write(piece)
+                try:
+                    await response.write(piece)
+                except ConnectionResetError:
+                    # The agent closed the stream early (it had what it
+                    # needed): what was read so far is noted.
+                    break
                 if exchange is None:
                     continue
                 pending += piece
@@ -126,5 +151,6 @@ class RecordingProxy(LoopbackServer):
                 if not streamed and pending:
                     _note(exchange, json.loads(pending))  # a whole completion
                 exchange.ended = time.perf_counter()
-            await response.write_eof()
+            with contextlib.suppress(ConnectionResetError):
+                await response.write_eof()
             return response

@@ -1,8 +1,10 @@
-"""Fixtures of the end-to-end tests: the real model server and tool server.
+"""Fixtures of the end-to-end tests: the real model server, the tool server
+and the voice rig's processes.
 
 The model server is `python -m llama_cpp.server` with Qwen2.5-Coder-0.5B,
 started once per session on a free loopback port (or the one
-HTA_MODEL_SERVER_URL names). A missing model environment FAILS the tests
+HTA_MODEL_SERVER_URL names); Piper, PocketSphinx and wyoming-satellite too
+(`dev.voice.parts`). A missing model environment or voice rig FAILS the tests
 with the command that installs it: they are never skipped silently.
 """
 
@@ -14,6 +16,7 @@ import os
 import pytest
 
 from dev.tool_server import DemoToolServer
+from dev.voice.parts import VoiceParts, missing as missing_voice_parts
 
 from .harness import ENV_URL, ModelServer, fixed_date_time_prompt
 
@@ -54,3 +57,28 @@ async def tool_server(socket_enabled: None) -> AsyncGenerator[DemoToolServer]:
     """The demo tool server on a free loopback port."""
     async with DemoToolServer() as server:
         yield server
+
+
+@pytest.fixture(scope="session")
+def _voice_parts() -> Iterator[list[VoiceParts]]:
+    """Holds the session's voice rig processes; stops them at the end."""
+    holder: list[VoiceParts] = []
+    yield holder
+    for parts in holder:
+        parts.stop()
+
+
+@pytest.fixture
+def voice_parts(socket_enabled: None, _voice_parts: list[VoiceParts]) -> VoiceParts:
+    """Piper, PocketSphinx and wyoming-satellite (started on first use); a
+    missing install FAILS with the command that makes it."""
+    if not _voice_parts:
+        if why := missing_voice_parts():
+            pytest.fail(why, pytrace=False)
+        parts = VoiceParts()
+        try:
+            parts.start()
+        except RuntimeError as err:
+            pytest.fail(str(err), pytrace=False)
+        _voice_parts.append(parts)
+    return _voice_parts[0]
