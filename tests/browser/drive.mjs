@@ -263,7 +263,16 @@ try {
       const section = flowDialog().getByText('Small-model settings', { exact: true });
       await section.click();
       await flowDialog().getByText('Warm up the server').first().waitFor();
-      await section.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+      await page.waitForTimeout(600); // the section opens with an animation
+      // Scroll its header to the top of the dialog, until it stays there.
+      for (let i = 0; i < 10; i += 1) {
+        await section.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+        await page.waitForTimeout(200);
+        const header = await section.boundingBox();
+        const dialog = await dialogSurface().boundingBox();
+        if (header && dialog && header.y - dialog.y < 120) return;
+      }
+      throw new Error('the small-model settings did not scroll to the top of the dialog');
     }, 1700);
     await flowDialog().getByRole('button', { name: 'Submit' }).click();
     await flowDialog().getByText(/Created configuration|Success/i).first().waitFor();

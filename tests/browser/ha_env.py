@@ -65,8 +65,11 @@ LIGHTS_PORT = 18127
 
 
 def port_if_free(port: int) -> int:
-    """`port` when nothing listens on it, else 0 (a free one)."""
+    """`port` when nothing listens on it, else 0 (a free one). A port
+    whose last connections are still closing (TIME_WAIT, after the last run)
+    is free: the servers bind with SO_REUSEADDR."""
     with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         try:
             sock.bind(("127.0.0.1", port))
         except OSError:
