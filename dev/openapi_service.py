@@ -123,6 +123,9 @@ class LightsService:
         # Bound here, handed to uvicorn: no other server can take the port
         # between choosing it and listening on it.
         sock = socket.socket()
+        # As uvicorn and aiohttp bind: a port whose last connections are
+        # still closing (TIME_WAIT) can be listened on again.
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
         sock.bind(("127.0.0.1", self.port))
         self.port = sock.getsockname()[1]
         config = uvicorn.Config(

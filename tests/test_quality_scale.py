@@ -35,7 +35,10 @@ from .integration_files import (
 )
 
 QUALITY_SCALE = load_yaml_dict(COMPONENT / "quality_scale.yaml")["rules"]
-README = (ROOT / "README.md").read_text()
+# The documentation a user reads: the README and the pages of docs/.
+DOCS = "\n".join(
+    p.read_text() for p in [ROOT / "README.md", *sorted((ROOT / "docs").glob("*.md"))]
+)
 SOURCE = Source()
 
 
@@ -74,10 +77,11 @@ def test_every_rule_is_done_or_exempt_with_a_reason() -> None:
     assert MANIFEST["quality_scale"] == "platinum"
 
 
-def readme_has(*headings: str) -> None:
-    """Each heading (a regex) starts a section of the README."""
+def docs_have(*headings: str) -> None:
+    """Each heading (a regex) starts a section of the documentation (the
+    README or a page of docs/)."""
     for heading in headings:
-        assert re.search(rf"^#+ {heading}", README, re.M), heading
+        assert re.search(rf"^#+ {heading}", DOCS, re.M), heading
 
 
 def raises_setup_errors() -> None:
@@ -243,21 +247,21 @@ EVIDENCE: dict[str, Callable[[], None]] = {
         ),
         "no unique entry check",
     ),
-    # The documentation rules: the README's sections.
-    "docs-actions": lambda: readme_has("Actions"),
-    "docs-configuration-parameters": lambda: readme_has("Configure", "Options"),
-    "docs-data-update": lambda: readme_has("Data updates"),
-    "docs-examples": lambda: readme_has("Example"),
-    "docs-installation-instructions": lambda: readme_has("Install"),
-    "docs-installation-parameters": lambda: readme_has("Configure"),
-    "docs-known-limitations": lambda: readme_has("Known limitations"),
-    "docs-removal-instructions": lambda: readme_has("Remov"),
-    "docs-supported-devices": lambda: readme_has("Supported servers"),
-    "docs-supported-functions": lambda: readme_has(
+    # The documentation rules: the sections of the README and docs/.
+    "docs-actions": lambda: docs_have("Actions"),
+    "docs-configuration-parameters": lambda: docs_have("Configure", "Options"),
+    "docs-data-update": lambda: docs_have("Data updates"),
+    "docs-examples": lambda: docs_have("Example"),
+    "docs-installation-instructions": lambda: docs_have("Install"),
+    "docs-installation-parameters": lambda: docs_have("Configure"),
+    "docs-known-limitations": lambda: docs_have("Known limitations"),
+    "docs-removal-instructions": lambda: docs_have("Remov"),
+    "docs-supported-devices": lambda: docs_have("Supported servers"),
+    "docs-supported-functions": lambda: docs_have(
         "Tools", "Actions", "Event", "Diagnostics"
     ),
-    "docs-troubleshooting": lambda: readme_has("Troubleshooting"),
-    "docs-use-cases": lambda: readme_has("Use cases"),
+    "docs-troubleshooting": lambda: docs_have("Troubleshooting"),
+    "docs-use-cases": lambda: docs_have("Use cases"),
 }
 
 

@@ -9,8 +9,14 @@
 //
 // STATE.json is written by tests/browser/ha_env.py (Home Assistant URL, user,
 // scripted LLM and tool server URLs). Screenshots go to ARTIFACT_DIR/NN-step.png.
+// The pictures of the documentation (the tool form, the secrets form, an
+// agent's settings, the OpenAPI import, Assist answering through a tool) are
+// written to docs/images/ under stable names at every run, so README and
+// docs/ show the UI as it is.
 // Environment: HTA_BROWSER_DIR (where playwright-core is installed, default
-// <repo>/.browser), HTA_CHROMIUM (default /usr/bin/chromium).
+// <repo>/.browser), HTA_CHROMIUM (default /usr/bin/chromium), HTA_DOCS_IMAGES
+// (where the documentation's pictures go, default <repo>/docs/images; empty:
+// none).
 // Exits non-zero on the first failed step (with a screenshot of it).
 
 import assert from 'node:assert/strict';
@@ -87,6 +93,12 @@ page.on('console', (msg) => {
   if (msg.type() === 'error') consoleErrors.push(`${msg.text()} ${msg.location().url || ''}`);
 });
 
+// The documentation's pictures (`docShot`): the dialog alone, on a page tall
+// enough to show all of it.
+const DOC_IMAGES = process.env.HTA_DOCS_IMAGES ?? path.join(ROOT, 'docs', 'images');
+const DOC_PAGE_HEIGHT = 1400;
+const docImages = [];
+
 let shotNo = 0;
 const started = Date.now();
 const seconds = (ms) => (ms / 1000).toFixed(1);
@@ -97,6 +109,33 @@ async function shot(name) {
   await page.screenshot({ path: file });
   console.log(`drive:   screenshot ${path.relative(process.cwd(), file)}`);
   return file;
+}
+
+/** The open dialog's surface (flows, Assist): what a picture shows. */
+function dialogSurface() {
+  return page.getByRole('dialog').filter({ visible: true }).last();
+}
+
+/**
+ * A picture for the documentation: docs/images/NAME.png, the open dialog
+ * only, on a page `height` px tall (enough to show all of it). `prepare`
+ * runs on the tall page before the picture (to scroll or open a section).
+ */
+async function docShot(name, prepare = async () => {}, height = DOC_PAGE_HEIGHT) {
+  if (!DOC_IMAGES) return;
+  const size = page.viewportSize();
+  await page.setViewportSize({ width: size.width, height });
+  try {
+    await page.waitForTimeout(500); // the dialog lays out again
+    await prepare();
+    fs.mkdirSync(DOC_IMAGES, { recursive: true });
+    const file = path.join(DOC_IMAGES, `${name}.png`);
+    await dialogSurface().screenshot({ path: file, animations: 'disabled', caret: 'hide' });
+    docImages.push(file);
+    console.log(`drive:   documentation picture ${path.relative(process.cwd(), file)}`);
+  } finally {
+    await page.setViewportSize(size);
+  }
 }
 
 async function step(name, fn) {
@@ -217,6 +256,24 @@ try {
     await flowDialog().getByText('Instructions').first().waitFor();
     await page.waitForTimeout(500);
     await shot('add-conversation-agent');
+    // What auto picks for the model, and why, heads the form.
+    await flowDialog().getByText(/Auto runs it as a small model: its name says 500M/).waitFor();
+    await docShot('agent-settings');
+    await docShot('agent-small-model-settings', async () => {
+      const section = flowDialog().getByText('Small-model settings', { exact: true });
+      await section.click();
+      await flowDialog().getByText('Warm up the server').first().waitFor();
+      await page.waitForTimeout(600); // the section opens with an animation
+      // Scroll its header to the top of the dialog, until it stays there.
+      for (let i = 0; i < 10; i += 1) {
+        await section.evaluate((el) => el.scrollIntoView({ block: 'start' }));
+        await page.waitForTimeout(200);
+        const header = await section.boundingBox();
+        const dialog = await dialogSurface().boundingBox();
+        if (header && dialog && header.y - dialog.y < 120) return;
+      }
+      throw new Error('the small-model settings did not scroll to the top of the dialog');
+    }, 1700);
     await flowDialog().getByRole('button', { name: 'Submit' }).click();
     await flowDialog().getByText(/Created configuration|Success/i).first().waitFor();
     await flowDialog().getByRole('button', { name: /finish|close/i }).first().click();
@@ -277,6 +334,7 @@ try {
     assert.equal(await value.getAttribute('type'), 'password');
     await value.fill(SECRET_VALUE);
     await shot('secrets-form');
+    await docShot('secrets-form');
     await submitAndClose();
     await openOptions('Secrets (API keys, tokens)');
     await flowDialog().getByText(/Defined secrets: bell_key/).waitFor();
@@ -365,12 +423,14 @@ try {
     await form.getByText('rooms · GET /rooms — List Rooms', { exact: true }).click();
     await form.getByText('lights · POST /rooms/{room}/lights — Set Lights', { exact: true }).click();
     await shot('openapi-operations');
+    await docShot('openapi-operations');
     await form.getByRole('button', { name: 'Submit' }).click();
     await form.getByText('Tools to create').waitFor();
     await form.getByText('set_lights', { exact: true }).waitFor();
     await form.getByRole('radio', { name: 'bell_key' }).check();
     await form.getByRole('radio', { name: 'bell_key' }).scrollIntoViewIfNeeded();
     await shot('openapi-preview');
+    await docShot('openapi-import');
     assert.ok(!(await form.innerText()).includes('Translation error'), 'every string renders');
     await submitAndClose();
     const body = await activeTools();
@@ -382,7 +442,11 @@ try {
   });
 
   await step('the imported tools are ordinary tools: the tool editor shows them', async () => {
-    await openOptions('Edit a tool');
+    await page.getByRole('button', { name: 'Configure' }).first().click();
+    // The menu lists the tools and the secrets by name.
+    await flowDialog().getByText(/Tools in the options: get_weather, list_rooms, set_lights/).waitFor();
+    await docShot('options-menu');
+    await flowDialog().getByText('Edit a tool', { exact: true }).click();
     const form = flowDialog();
     await form.getByRole('radio', { name: 'set_lights' }).check();
     await form.getByRole('button', { name: 'Submit' }).click();
@@ -390,6 +454,7 @@ try {
     const url = await form.getByRole('textbox', { name: URL_FIELD }).inputValue();
     assert.match(url, /\/rooms\/\{room\}\/lights\?transition=\{transition\}$/);
     await shot('openapi-tool-editor');
+    await docShot('tool-form');
     await flowDialog().getByRole('button', { name: 'Close' }).first().click();
     await flowDialog().waitFor({ state: 'hidden' });
   });
@@ -432,6 +497,9 @@ try {
     await page.waitForTimeout(500);
     await answer.scrollIntoViewIfNeeded();
     await shot('assist-answer-details');
+    await docShot('assist-answer', async () => {
+      await dialog.getByText(/get_weather/).first().scrollIntoViewIfNeeded();
+    });
     const dialogText = await dialog.innerText();
     assert.ok(!dialogText.includes('"name"'), 'no call markup reaches the chat');
   });
@@ -471,6 +539,9 @@ try {
   }
   await context.close();
   fs.rmSync(userDataDir, { recursive: true, force: true });
+}
+if (docImages.length) {
+  console.log(`drive: ${docImages.length} documentation pictures in ${path.relative(process.cwd(), DOC_IMAGES)}`);
 }
 console.log(`drive: ${exitCode ? 'FAILED' : 'passed'} in ${seconds(Date.now() - started)} s`);
 process.exit(exitCode);

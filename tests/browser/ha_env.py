@@ -32,6 +32,7 @@ import json
 import os
 from pathlib import Path
 import signal
+import socket
 import time
 from typing import Any
 
@@ -62,6 +63,24 @@ WEATHER_TRANSCRIPT = "llama-server__weather_stream"
 # The FastAPI service the OpenAPI import reads wants the key the browser
 # test stores as the secret `bell_key`.
 LIGHTS_KEY = "bell-secret-4711"
+# The tool server's and the FastAPI service's ports, when free: their URLs
+# show in the documentation's pictures (docs/images), which then stay the
+# same from run to run.
+TOOLS_PORT = 18126
+LIGHTS_PORT = 18127
+
+
+def port_if_free(port: int) -> int:
+    """`port` when nothing listens on it, else 0 (a free one). A port
+    whose last connections are still closing (TIME_WAIT, after the last run)
+    is free: the servers bind with SO_REUSEADDR."""
+    with socket.socket() as sock:
+        sock.setsockopt(socket.SOL_SOCKET, socket.SO_REUSEADDR, 1)
+        try:
+            sock.bind(("127.0.0.1", port))
+        except OSError:
+            return 0
+    return port
 
 
 class ScriptedLLM(FakeLLMServer):
@@ -246,9 +265,9 @@ async def main() -> None:
 
     async with (
         ScriptedLLM() as llm,
-        ToolEndpoint() as tools,
+        ToolEndpoint(port=port_if_free(TOOLS_PORT)) as tools,
         Control(llm=llm, tools=tools) as control,
-        LightsService(api_key=LIGHTS_KEY) as lights,
+        LightsService(api_key=LIGHTS_KEY, port=port_if_free(LIGHTS_PORT)) as lights,
     ):
         await run_home_assistant(args, stop, control, lights)
 
