@@ -49,6 +49,13 @@ WEATHER_TOOL = "get_weather"
 ANSWER = "It is sunny in Rome, 14 degrees."
 TOKEN_GAP = 0.020
 ANSWER_TOKENS = ["It", " is", " sunny", " in", " Rome", ",", " 14", " degrees", "."]
+# Small talk: no action and no result, so the small profile's honesty checks
+# let it through (they hold each sentence until it is whole).
+HELLO_TOKENS = ["Hello", "!", " How", " can", " I", " help", " you", " today", "?"]
+# The model's profile (profiles.py): P1 and P2 measure the plain loop, and the
+# small profile's rules on top of it in rows of their own.
+CAPABLE = {"profile": "capable"}
+SMALL = {"profile": "small"}
 THINKING = ["<think>", "The", " user", " asks", " the", " weather", ".", "</think>"]
 
 
@@ -104,19 +111,33 @@ async def main(turns: int) -> None:
         await server.start()
     try:
         async with home_assistant() as hass:
-            ours = await setup_ours(hass, fast.base_url, [weather_tool(endpoint.url)])
+            ours = await setup_ours(
+                hass, fast.base_url, [weather_tool(endpoint.url)], agent=CAPABLE
+            )
+            small = await setup_ours(
+                hass, fast.base_url, [weather_tool(endpoint.url)],
+                agent=SMALL,
+                unique_id="01JSMALLPROFILE",
+            )
             core = await setup_llama_cpp(hass, fast.base_url)
             client = openai.AsyncOpenAI(api_key="x", base_url=fast.base_url)
             async with aiohttp.ClientSession() as session:
-                await p1(hass, fast, endpoint, ours, core, client, session, turns)
+                await p1(hass, fast, endpoint, (ours, small), core, client, session, turns)
             await p3(hass, fast, endpoint, ours, core, max(turns // 4, 5))
         async with home_assistant() as hass:
             await p1b(hass, fast, max(turns * 5, 100))
         async with home_assistant() as hass:
-            ours = await setup_ours(hass, llm.base_url, [weather_tool(endpoint.url)])
+            ours = await setup_ours(
+                hass, llm.base_url, [weather_tool(endpoint.url)], agent=CAPABLE
+            )
+            small = await setup_ours(
+                hass, llm.base_url, [weather_tool(endpoint.url)],
+                agent=SMALL,
+                unique_id="01JSMALLPROFILE",
+            )
             core = await setup_llama_cpp(hass, llm.base_url)
             paced_client = openai.AsyncOpenAI(api_key="x", base_url=llm.base_url)
-            await p2(hass, llm, ours, core, paced_client, max(turns // 4, 5))
+            await p2(hass, llm, (ours, small), core, paced_client, max(turns // 4, 5))
     finally:
         for server in (llm, fast, endpoint):
             await server.stop()
@@ -126,20 +147,23 @@ async def p1(
     hass: object,
     fast: FakeLLMServer,
     endpoint: ToolEndpoint,
-    ours: str,
+    agents: tuple[str, str],
     core: str,
     client: openai.AsyncOpenAI,
     session: aiohttp.ClientSession,
     turns: int,
 ) -> None:
     """Per-round overhead on instant servers."""
+    ours, small = agents
     from homeassistant.core import HomeAssistant
 
     assert isinstance(hass, HomeAssistant)
     structured = tool_calls_stream((WEATHER_TOOL, {"city": "Rome"}))
     answer = text_stream("It is sunny in Rome, ", "14 degrees.")
     text_call = transcript("llama-cpp-python__weather_stream")
-    times: dict[str, list[float]] = {k: [] for k in ("ours", "core", "text", "floor")}
+    times: dict[str, list[float]] = {
+        k: [] for k in ("ours", "small", "core", "text", "floor")
+    }
     for warm in range(turns + 3):
         for key, values in times.items():
             if key == "floor":
@@ -147,7 +171,7 @@ async def p1(
                 elapsed = await floor_turn(client, session, endpoint.url)
             else:
                 fast.add(text_call if key == "text" else structured, answer)
-                agent = core if key == "core" else ours
+                agent = {"core": core, "small": small}.get(key, ours)
                 elapsed, _first, spoken = await timed_turn(
                     hass, agent, "What's the weather in Rome?"
                 )
@@ -158,6 +182,7 @@ async def p1(
     rows = []
     for key, label in (
         ("ours", "http_tools_agent, structured call"),
+        ("small", "http_tools_agent, small profile, structured call"),
         ("core", "HA core llama_cpp loop, structured call"),
         ("text", "http_tools_agent, text call (llama-cpp-python transcript)"),
         ("floor", "floor: bare openai SDK + aiohttp GET"),
@@ -212,7 +237,7 @@ async def p1b(hass: object, fast: FakeLLMServer, turns: int) -> None:
 async def p2(
     hass: object,
     llm: FakeLLMServer,
-    ours: str,
+    agents: tuple[str, str],
     core: str,
     client: openai.AsyncOpenAI,
     turns: int,
@@ -221,12 +246,20 @@ async def p2(
     from homeassistant.core import HomeAssistant
 
     assert isinstance(hass, HomeAssistant)
+    ours, small = agents
     rows = []
-    for label, tokens in (
-        ("plain answer", ANSWER_TOKENS),
-        ("thinking, then answer", [*THINKING, "\n\n", *ANSWER_TOKENS]),
+    for label, tokens, question, paths in (
+        ("plain answer", ANSWER_TOKENS, "Weather?", ("raw", "core", "ours")),
+        (
+            "thinking, then answer",
+            [*THINKING, "\n\n", *ANSWER_TOKENS],
+            "Weather?",
+            ("raw", "core", "ours"),
+        ),
+        # The small profile speaks no weather it did not fetch: small talk.
+        ("small talk", HELLO_TOKENS, "Hello", ("raw", "ours", "small")),
     ):
-        first: dict[str, list[float]] = {"ours": [], "core": [], "raw": []}
+        first: dict[str, list[float]] = {key: [] for key in paths}
         spoken_by: dict[str, str] = {}
         for _ in range(turns):
             for key, values in first.items():
@@ -235,17 +268,19 @@ async def p2(
                     value = await raw_first_char(client)
                     spoken_by[key] = "".join(tokens)
                 else:
-                    _t, value, spoken = await timed_turn(
-                        hass, ours if key == "ours" else core, "Weather?"
-                    )
+                    agent = {"core": core, "small": small}.get(key, ours)
+                    _t, value, spoken = await timed_turn(hass, agent, question)
                     spoken_by[key] = spoken
                 if value is not None:
                     values.append(value)
-        for key, name in (
-            ("raw", "raw SDK stream"),
-            ("core", "HA core llama_cpp (unfiltered)"),
-            ("ours", "http_tools_agent (filtered)"),
-        ):
+        names = {
+            "raw": "raw SDK stream",
+            "core": "HA core llama_cpp (unfiltered)",
+            "ours": "http_tools_agent (filtered)",
+            "small": "http_tools_agent, small profile (sentences checked)",
+        }
+        for key in paths:
+            name = names[key]
             rows.append(
                 (
                     label,

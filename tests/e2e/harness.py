@@ -30,7 +30,7 @@ from custom_components.http_tools_agent.const import (
     CONF_TOOLS,
 )
 from dev.loopback import free_port
-from tests.kit import add_agent, core_llama_cpp_entry, server_entry
+from tests.kit import ENTRY_UNIQUE_ID, add_agent, core_llama_cpp_entry, server_entry
 
 ROOT = Path(__file__).resolve().parents[2]
 MODEL_VENV = Path(os.environ.get("HTA_MODEL_VENV", ROOT / ".venv-model"))
@@ -165,13 +165,16 @@ async def setup_ours(
     temperature: float = 0.0,
     options: dict[str, Any] | None = None,
     agent: dict[str, Any] | None = None,
+    unique_id: str = ENTRY_UNIQUE_ID,
 ) -> str:
-    """Add and set up our entry + agent; return the agent's entity id."""
+    """Add and set up our entry + agent; return the agent's entity id
+    (another `unique_id` for a second entry in the same Home Assistant)."""
     entry = server_entry(
         base_url,
         options={CONF_TOOLS: tools, **(options or {})},
         model=model,
         agent={CONF_STREAM: stream, CONF_TEMPERATURE: temperature, **(agent or {})},
+        unique_id=unique_id,
     )
     return await add_agent(hass, entry)
 
