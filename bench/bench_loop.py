@@ -115,14 +115,18 @@ async def main(turns: int) -> None:
                 hass, fast.base_url, [weather_tool(endpoint.url)], agent=CAPABLE
             )
             small = await setup_ours(
-                hass, fast.base_url, [weather_tool(endpoint.url)],
+                hass,
+                fast.base_url,
+                [weather_tool(endpoint.url)],
                 agent=SMALL,
                 unique_id="01JSMALLPROFILE",
             )
             core = await setup_llama_cpp(hass, fast.base_url)
             client = openai.AsyncOpenAI(api_key="x", base_url=fast.base_url)
             async with aiohttp.ClientSession() as session:
-                await p1(hass, fast, endpoint, (ours, small), core, client, session, turns)
+                await p1(
+                    hass, fast, endpoint, (ours, small), core, client, session, turns
+                )
             await p3(hass, fast, endpoint, ours, core, max(turns // 4, 5))
         async with home_assistant() as hass:
             await p1b(hass, fast, max(turns * 5, 100))
@@ -131,7 +135,9 @@ async def main(turns: int) -> None:
                 hass, llm.base_url, [weather_tool(endpoint.url)], agent=CAPABLE
             )
             small = await setup_ours(
-                hass, llm.base_url, [weather_tool(endpoint.url)],
+                hass,
+                llm.base_url,
+                [weather_tool(endpoint.url)],
                 agent=SMALL,
                 unique_id="01JSMALLPROFILE",
             )
