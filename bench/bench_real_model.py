@@ -350,14 +350,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ours-small": {"agent": {"profile": "small"}},
     "ours-capable": {"agent": {"profile": "capable"}},
     # The small profile without one of its rules (`small_model.Rules`).
-    "ours-no-recital": {
-        "agent": {"profile": "small"},
-        "rules": {"tool_list_recital": False},
-    },
-    "ours-no-schema": {
-        "agent": {"profile": "small"},
-        "rules": {"schema_as_arguments": False},
-    },
     "ours-no-answer-request": {
         "agent": {"profile": "small"},
         "rules": {"answer_request": False},

@@ -44,15 +44,11 @@ from .errors import MalformedResponse, llm_error_handler
 from .honesty import SentenceCheck, SpokenCheck, Withheld
 from .llm_api import RESULT_KEY
 from .small_model import (
-    ALL_TOOLS_ERROR,
     PLAIN,
-    SCHEMA_COPY_ERROR,
     UNASKED_ERROR,
     MoreOf,
     Rules,
     asks_for,
-    copies_schema,
-    recites_tools,
     without_invented_places,
 )
 
@@ -133,9 +129,6 @@ class CompletionStream:
     places: frozenset[str] = frozenset()
     # Places left out of intent calls.
     invented_places: int = 0
-    # Recitals of the tool list refused in this turn: the same one again is
-    # taken as meant.
-    refused_recitals: set[frozenset[str]] = field(default_factory=set)
     # On the request for the answer: the only calls that run (others are
     # dropped, as on the closing request).
     more_of: MoreOf | None = None
@@ -144,12 +137,9 @@ class CompletionStream:
     # JSON the filter kept from speech (an echo of a result).
     held: str = ""
     calls: int = 0
-    # Calls released to run; refused for the budget or as "every tool".
+    # Calls released to run; refused for the budget.
     ran: int = 0
     over_budget: int = 0
-    all_tools: int = 0
-    # Calls whose arguments were their tool's schema (not run).
-    schema_copies: int = 0
     # Calls copied from a tool's result (not run).
     copied_from_results: int = 0
     # The tools of the calls released to run, in order.
@@ -209,14 +199,11 @@ class CompletionStream:
         asked for the answer, writes calls instead (none of them runs; Qwen2.5-
         0.5B listed twenty cities so for 30 s before falling silent, and
         recites the other tools after the one call it may make: on the
-        request for the answer the first call that may not run ends it), or
-        recites the tools block with each schema for arguments."""
+        request for the answer the first call that may not run ends it)."""
         if self.more_of is not None and self.dropped:
             return not self.text.strip()
         if not self.run_calls and self.dropped >= LOOP_REPEATS:
             return not self.text.strip()
-        if self.schema_copies >= LOOP_REPEATS:
-            return True  # reciting the tools block, schemas and all
         if any(count >= LOOP_REPEATS for count in self._echoes.values()):
             # Writing a result or an error back again and again: Qwen2.5-0.5B
             # wrote an intent's error JSON until `max_tokens`, 60 s on a CPU.
@@ -432,17 +419,6 @@ class CompletionStream:
         """The reply is complete: run its calls within the rules."""
         runnable, self._runnable = self._runnable, []
         called = list(dict.fromkeys(call.tool_name for call in runnable))
-        recital = frozenset(called)
-        if (
-            self.rules.tool_list_recital
-            and recital not in self.refused_recitals
-            and recites_tools(called, list(self.tool_schemas))
-        ):
-            self.refused_recitals.add(recital)
-            for call in runnable:
-                self._refuse(call, ALL_TOOLS_ERROR)
-            self.all_tools = len(runnable)
-            return []
         if self.rules.unasked_changes and len(called) > 1:
             runnable = self._without_unasked_changes(runnable)
         if self.call_budget is not None and len(runnable) > self.call_budget:
@@ -458,10 +434,9 @@ class CompletionStream:
         self, runnable: list[llm.ToolInput]
     ) -> list[llm.ToolInput]:
         """The calls of a reply that calls several tools, without those that
-        change something nobody asked for (when some call was asked for)."""
+        change something nobody asked for (also when it asks for nothing: the
+        0.5B model answered "What is 2 plus 2?" with a call to every tool)."""
         asked = {c.tool_name for c in runnable if asks_for(c.tool_name, self.question)}
-        if not asked:
-            return runnable  # nothing to tell the asked call by
         kept = []
         for call in runnable:
             if call.tool_name in asked or call.tool_name in self.read_only:
@@ -508,11 +483,6 @@ class CompletionStream:
         if self.data_calls is not None and self.data_calls.copied(resolved, arguments):
             self.copied_from_results += 1
             return self._unrunnable(resolved, arguments, COPIED_CALL_ERROR, call_id)
-        if self.rules.schema_as_arguments and copies_schema(
-            arguments, self.tool_schemas.get(resolved, {})
-        ):
-            self.schema_copies += 1
-            return self._unrunnable(resolved, arguments, SCHEMA_COPY_ERROR, call_id)
         self.seen_calls.add(key)
         self.calls += 1
         self._runnable.append(

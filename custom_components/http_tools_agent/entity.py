@@ -329,10 +329,6 @@ class HttpToolsAgentEntity(Entity):
         runtime = self.entry.runtime_data
         if reply.over_budget:
             runtime.record_quirk("calls_over_the_limit")
-        if reply.all_tools:
-            runtime.record_quirk("every_tool_called_at_once")
-        if reply.schema_copies:
-            runtime.record_quirk("schema_as_arguments")
         if reply.unasked:
             runtime.record_quirk("unasked_change")
         if reply.invented_places:

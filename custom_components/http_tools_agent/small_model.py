@@ -22,13 +22,6 @@ from typing import Any
 class Rules:
     """Which small-model rules a turn applies."""
 
-    # A reply calling every offered tool, or most of them in the order they
-    # are listed, recites the tools block: none of those calls runs the
-    # first time (`recites_tools`). Qwen2.5-0.5B does it for small talk.
-    tool_list_recital: bool = False
-    # A call whose arguments are its tool's parameter schema (the tools
-    # block recited) runs not (`copies_schema`).
-    schema_as_arguments: bool = False
     # Once a round's calls all succeeded, the next request asks for the
     # answer (the instruction rides on the last tool result: `answer_nudge`)
     # and only a call of a tool the turn used, for more of what the user
@@ -71,8 +64,6 @@ class Rules:
 
 PLAIN = Rules()
 SMALL_RULES = Rules(
-    tool_list_recital=True,
-    schema_as_arguments=True,
     answer_request=True,
     closing_nudge=True,
     claims_need_calls=True,
@@ -81,55 +72,6 @@ SMALL_RULES = Rules(
     results_need_calls=True,
     invented_places=True,
 )
-
-
-# --- Tool-list recital ------------------------------------------------------
-
-# Every one of at least 4 offered tools, or, of at least 5, two thirds and
-# four or more in the order they are offered. The same calls again are taken
-# as meant.
-ALL_TOOLS_MIN = 4
-RECITAL_MIN = 5
-ALL_TOOLS_ERROR = (
-    "Error: not run: the reply called the tools one after the other as they "
-    "are listed. Call only the tool the request needs, or answer without tools."
-)
-
-
-def recites_tools(called: list[str], offered: list[str]) -> bool:
-    """Whether the tools `called` (in order, distinct) recite `offered`."""
-    if len(offered) < ALL_TOOLS_MIN:
-        return False
-    if set(called) >= set(offered):
-        return True
-    positions = [offered.index(name) for name in called if name in offered]
-    return (
-        len(offered) >= RECITAL_MIN
-        and len(positions) >= max(4, -(-2 * len(offered) // 3))
-        and positions == sorted(positions)
-    )
-
-
-# --- Schema as arguments ----------------------------------------------------
-
-SCHEMA_COPY_ERROR = (
-    "Error: not run: the arguments are the tool's parameter schema, not "
-    "values. Call the tool with values for its arguments, or answer without "
-    "tools."
-)
-_SCHEMA_KEYS = frozenset({"type", "properties"})
-
-
-def copies_schema(arguments: Mapping[str, Any], schema: Mapping[str, Any]) -> bool:
-    """Whether a call's `arguments` are a JSON Schema rather than values: they
-    hold `type` and `properties` and the tool takes no argument of either name."""
-    properties = schema.get("properties")
-    declared = set(properties) if isinstance(properties, Mapping) else set()
-    return (
-        arguments.keys() >= _SCHEMA_KEYS
-        and isinstance(arguments["properties"], Mapping)
-        and not _SCHEMA_KEYS & declared
-    )
 
 
 # --- The request for the answer ---------------------------------------------

@@ -159,8 +159,6 @@ class Turn:
     offered: ChatTools = field(default_factory=ChatTools)
     # Calls answered this turn (`call_policy.call_key`): not run again.
     seen_calls: set[str] = field(default_factory=set)
-    # Tool-list recitals refused this turn (`call_policy.recites_tools`).
-    refused_recitals: set[frozenset[str]] = field(default_factory=set)
     # Rounds asked so far (the closing request not counted).
     round: int = 0
     # Calls this turn ran (the cap counts them).
@@ -301,7 +299,6 @@ class Turn:
             call_limit=self.options.max_calls_per_turn,
             rules=self.rules,
             data_calls=self.data_calls,
-            refused_recitals=self.refused_recitals,
             more_of=self._more_of() if ask is Ask.ANSWER else None,
             sentence_check=self.sentence_check(),
             question=this_turn(self.chat_log)[0],

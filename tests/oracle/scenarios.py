@@ -19,7 +19,7 @@ from dev.tool_server import DEMO_TOOLS
 from .model import Answer, Call, Results, Step
 
 # Four tools, in the order the request that needs every one of them names
-# them (the model calls them in that order: a recital, to the small rules).
+# them (the model calls them in that order, as they are offered).
 FOUR_TOOLS = ("list_items", "delete_item", "get_weather", "send_webhook")
 ALL_TOOLS = (*DEMO_TOOLS, "get_item", "geocode_city", "get_forecast")
 

@@ -19,7 +19,7 @@ from .scenarios import SCENARIOS, Scenario
 # What the small-model rules cost the oracle (bench/RESULTS.md, P9), with
 # calls structured and as text alike: the request for the answer after
 # results drops the next step of a chain (and of a retry after a failed
-# call's fix), the recital rule refuses a request for every tool.
+# call's fix).
 SMALL_FAILS = frozenset(
     f"{name}-{fmt}"
     for name in (
@@ -35,8 +35,6 @@ SMALL_FAILS = frozenset(
         "weather, then notify",
         "list, then notify",
         "add, then notify",
-        "every tool, four offered",
-        "five of six in their order",
         "every tool in two rounds",
         "wrong id, then the right one",
         "update a missing item, then the found one",
