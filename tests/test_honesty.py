@@ -457,6 +457,26 @@ async def test_a_json_object_for_an_answer_is_asked_again(
     assert speech(result) == "Apples and pears are on your list."
 
 
+async def test_closing_braces_for_an_answer_are_no_speech(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """The plain loop on the 0.5B model: given Napoli's weather, it answered
+    "}" three times. The braces are never spoken: asked once more, it
+    writes braces again, and the result is read out."""
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "capable"})
+    llm_server.add(
+        tool_calls_stream(("get_weather", {"city": "Napoli"})),
+        text_stream("}\n", "}\n", "}\n"),
+        text_stream("}\n"),
+    )
+
+    result = await converse(hass, "Che tempo fa a Napoli?")
+
+    assert [r.target for r in items.requests] == ["GET /weather/Napoli"]
+    assert "}" not in speech(result)
+    assert speech(result).startswith("Napoli: ")
+
+
 def test_made_up_results() -> None:
     earlier = [("What's the weather in Rome?", "Rome: sunny, 16°C")]
     weather = ["get_weather: Current weather and temperature for a city."]

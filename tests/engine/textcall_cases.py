@@ -213,6 +213,33 @@ CASES: list[Case] = [
         0,
         "",
     ),
+    # Qwen2.5-0.5B, given a result with the plain loop, answered "}" lines:
+    # closing braces at a line's start are the end of some JSON, never
+    # speech; a brace inside a sentence is text.
+    (
+        "closing_braces_alone",
+        "}\n}\n}\n",
+        [],
+        "",
+        0,
+        "}}}",
+    ),
+    (
+        "closing_brace_after_words",
+        "Rome is sunny.\n}}",
+        [],
+        "Rome is sunny.\n",
+        0,
+        "}}",
+    ),
+    (
+        "brace_inside_a_sentence",
+        "Use {city} or } as you like.",
+        [],
+        "Use {city} or } as you like.",
+        0,
+        "",
+    ),
     # Qwen2.5-0.5B asked about two cities writes the calls on one line,
     # comma-separated: both run, no markup is spoken; words after stay.
     (

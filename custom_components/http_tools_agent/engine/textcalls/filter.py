@@ -54,14 +54,14 @@ _FULL_TAGS = frozenset(TAGS)
 _TAG_PREFIXES = frozenset(t[:k] for t in TAGS for k in range(1, len(t) + 1))
 _BLOCK_TAGS = frozenset({TOOL_CALL, FUNC, PARAM})
 _DROP_PARTIAL = 4  # a trailing tag fragment this long is dropped at the end
-_SPECIAL = re.compile(r"[<{\[`]")
+_SPECIAL = re.compile(r"[<{\[`}]")
 
 type _Item = tuple[str, int, bool]  # text, start index, skip detection at 0
 
 
 # What may follow a line-start JSON object before the next one: a list
 # written without its brackets (`{...}, {...}]`), calls or echoed results.
-_OBJECT_SEPARATORS = frozenset(", ]\r\n\t")
+_OBJECT_SEPARATORS = frozenset(", ]}\r\n\t")
 
 
 class TextCallFilter:
@@ -272,6 +272,11 @@ class TextCallFilter:
                 j = p + 1
                 continue
             self._emit(text[i:p])
+            if c == "}":
+                # Closing braces at a line's start are the end of some JSON
+                # (the 0.5B model wrote a reply of "}" lines): never speech.
+                self._object_tail = True
+                return p
             if c == "`":
                 self._mode = _FENCE
                 self._fence.open()
