@@ -300,6 +300,31 @@ async def test_a_change_nobody_asked_for_runs_not(
     )
 
 
+@SMALL
+@pytest.mark.usefixtures("item_tools", "setup_integration")
+async def test_a_lone_change_nobody_asked_for_runs_not(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """Small: a lone call of a tool that changes something the request does
+    not ask for does not run; the same call runs when the words ask for it."""
+    llm_server.add(
+        tool_calls_stream(("add_item", {"name": "Bed Light"})),
+        text_stream("I can't do that."),
+    )
+
+    await converse(hass, "Turn the bedroom light on.")
+
+    assert tool_endpoint.requests == []
+    assert results(llm_server.requests[1]) == [UNASKED_ERROR]
+
+    llm_server.add(
+        tool_calls_stream(("add_item", {"name": "milk"})),
+        text_stream("Milk is on your list."),
+    )
+    await converse(hass, "Put milk on the list.")
+    assert [r.path for r in tool_endpoint.requests] == ["/add_item"]
+
+
 @pytest.mark.usefixtures("item_tools", "setup_integration")
 async def test_a_capable_model_decides_what_to_change(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint

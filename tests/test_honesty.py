@@ -389,14 +389,14 @@ async def test_read_outs_sound_like_an_answer(
     # Asked for the answer, then to close: no words, streamed or not.
     silence = [text_stream(), completion(""), text_stream(), completion("")]
     spoken = []
-    for call in (
-        ("get_weather", {"city": "Rome"}),
-        ("list_items", {}),
-        ("add_item", {"name": "eggs"}),
-        ("list_items", {"search": "kiwi"}),
+    for question, call in (
+        ("Rome?", ("get_weather", {"city": "Rome"})),
+        ("My list?", ("list_items", {})),
+        ("Add eggs.", ("add_item", {"name": "eggs"})),
+        ("Kiwi?", ("list_items", {"search": "kiwi"})),
     ):
         llm_server.add(tool_calls_stream(call), *silence)
-        spoken.append(speech(await converse(hass, "…", language=language)))
+        spoken.append(speech(await converse(hass, question, language=language)))
         llm_server.replies.clear()
 
     assert spoken[1:] == [listed, added, empty]

@@ -419,7 +419,7 @@ class CompletionStream:
         """The reply is complete: run its calls within the rules."""
         runnable, self._runnable = self._runnable, []
         called = list(dict.fromkeys(call.tool_name for call in runnable))
-        if self.rules.unasked_changes and len(called) > 1:
+        if self.rules.unasked_changes:
             runnable = self._without_unasked_changes(runnable)
         if self.call_budget is not None and len(runnable) > self.call_budget:
             for call in runnable[self.call_budget :]:
@@ -433,9 +433,9 @@ class CompletionStream:
     def _without_unasked_changes(
         self, runnable: list[llm.ToolInput]
     ) -> list[llm.ToolInput]:
-        """The calls of a reply that calls several tools, without those that
-        change something nobody asked for (also when it asks for nothing: the
-        0.5B model answered "What is 2 plus 2?" with a call to every tool)."""
+        """The reply's calls without those that change something nobody asked
+        for: the 0.5B model answered "What is 2 plus 2?" with a call to every
+        tool."""
         asked = {c.tool_name for c in runnable if asks_for(c.tool_name, self.question)}
         kept = []
         for call in runnable:

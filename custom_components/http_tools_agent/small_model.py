@@ -38,10 +38,11 @@ class Rules:
     # spoken: asked once more, then the agent says nothing was done
     # (`honesty.claims_action`).
     claims_need_calls: bool = False
-    # In a reply that calls several tools, a call that changes something and
-    # that nothing in the user's words asks for runs not (`asks_for`):
-    # "Add milk to the list." drew the add, the weather for Paris, the list
-    # and a notification to the family.
+    # A call that changes something and that nothing in the user's words
+    # of this turn asks for runs not (`asks_for`): "Add milk to the list."
+    # drew the add, the weather for Paris, the list and a notification to
+    # the family; "What is 2 plus 2?" a call to every tool. Alone in its
+    # reply or beside others: a change is asked for or it does not run.
     unasked_changes: bool = False
     # A round whose calls failed gets one more round, not every round left:
     # after a second such round the closing request asks for words. The
@@ -230,7 +231,17 @@ _ACTS: dict[str, tuple[str, ...]] = {
         "muestr",
         "busc",
     ),
-    "turn_on": ("on", "accend", "encend", "prend", "open", "apri", "abr", "start"),
+    "turn_on": (
+        "on",
+        "accend",
+        "encend",
+        "encien",
+        "prend",
+        "open",
+        "apri",
+        "abr",
+        "start",
+    ),
     "turn_off": ("off", "spegn", "apag", "close", "chiud", "cierr", "stop"),
 }
 _INTENT_ACTS = {
