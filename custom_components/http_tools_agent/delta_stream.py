@@ -418,7 +418,6 @@ class CompletionStream:
     def _release_calls(self) -> list[Delta]:
         """The reply is complete: run its calls within the rules."""
         runnable, self._runnable = self._runnable, []
-        called = list(dict.fromkeys(call.tool_name for call in runnable))
         if self.rules.unasked_changes:
             runnable = self._without_unasked_changes(runnable)
         if self.call_budget is not None and len(runnable) > self.call_budget:
