@@ -354,10 +354,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "agent": {"profile": "small"},
         "rules": {"answer_request": False},
     },
-    "ours-no-closing-nudge": {
-        "agent": {"profile": "small"},
-        "rules": {"closing_nudge": False},
-    },
     "ours-no-claims": {
         "agent": {"profile": "small"},
         "rules": {"claims_need_calls": False},
@@ -369,10 +365,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ours-no-results-rule": {
         "agent": {"profile": "small"},
         "rules": {"results_need_calls": False},
-    },
-    "ours-no-retry-once": {
-        "agent": {"profile": "small"},
-        "rules": {"one_retry_round": False},
     },
     # What the model is sent of earlier turns (`history.py`; P4m).
     "ours-history-all": {"agent": {"history": "all"}},

@@ -1,7 +1,7 @@
-"""Where the closing request's instruction goes (P4 variants).
+"""Where the request for the answer's instruction goes (P4 variants).
 
-The agent adds "Answer the user's question now in plain text ..." to the
-last tool result (Mistral's and Qwen 3.5's templates refuse a system message
+The small profile adds "…answer the user's question now in plain text…" to
+the last tool result (Mistral's and Qwen 3.5's templates refuse a system message
 there, Mistral's a user message after a result). These variants send it as a
 message of its own instead, for the benchmark only, to measure what the
 placement costs a model whose template takes either (Qwen2.5).
@@ -15,13 +15,13 @@ from typing import Any
 from unittest import mock
 
 from custom_components.http_tools_agent import turn as turn_module
-from custom_components.http_tools_agent.small_model import ANSWER_NUDGE, CLOSING_NUDGE
+from custom_components.http_tools_agent.small_model import ANSWER_NUDGE
 from custom_components.http_tools_agent.turn import Ask, Request, Turn
 
 
 @contextmanager
 def nudge_as_message(role: str) -> Iterator[None]:
-    """Move the closing instruction out of the tool result into a `role`
+    """Move the instruction to answer out of the tool result into a `role`
     message after it."""
     original = Turn.request
 
@@ -30,8 +30,11 @@ def nudge_as_message(role: str) -> Iterator[None]:
         messages: list[Any] = list(built.params["messages"])
         last = messages[-1]
         content = last.get("content")
-        nudge = ANSWER_NUDGE if ask is Ask.ANSWER else CLOSING_NUDGE
-        if isinstance(content, str) and content.endswith(nudge):
+        if (
+            ask is Ask.ANSWER
+            and isinstance(content, str)
+            and content.endswith(ANSWER_NUDGE)
+        ):
             # The instruction is the result's last paragraph.
             result, _, instruction = content.rpartition("\n\n")
             messages[-1] = {**last, "content": result}

@@ -23,7 +23,6 @@ from custom_components.http_tools_agent.const import (
 )
 from custom_components.http_tools_agent.small_model import (
     ANSWER_NUDGE,
-    CLOSING_NUDGE,
     MoreOf,
 )
 
@@ -39,11 +38,11 @@ from .servers import (
 
 def asked(body: dict[str, Any]) -> str:
     """What a request asked for: "answer" (or calls for the rest), "closing"
-    (the answer only) or "round" (the model's choice)."""
+    (the answer only: no call may run) or "round" (the model's choice)."""
     last = str(body["messages"][-1].get("content"))
     if last.endswith(ANSWER_NUDGE):
         return "answer"
-    return "closing" if last.endswith(CLOSING_NUDGE) else "round"
+    return "closing" if body.get("tool_choice") == "none" else "round"
 
 
 def shapes(llm_server: FakeLLMServer) -> list[tuple[str | None, str]]:

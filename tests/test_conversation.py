@@ -20,7 +20,6 @@ from custom_components.http_tools_agent.const import (
     CONF_TOOLS,
     CONF_TOOLS_ENABLED,
 )
-from custom_components.http_tools_agent.small_model import CLOSING_NUDGE
 
 from .kit import API_ID, converse, question, speech
 from .markup import assert_clean
@@ -141,21 +140,10 @@ async def test_a_round_without_words_leads_to_the_answer(
     assert speech(result) == answer
     assert len(tool_endpoint.requests) == 1
     assert len(llm_server.requests) == 3
-    # The closing request still describes the tools but forbids calls, and
-    # says plainly that it is time to answer; the nudge is not part of the
-    # conversation's history.
+    # The closing request still describes the tools but forbids calls; it
+    # sends the conversation as it stands (nothing is added to the result).
     assert llm_server.requests[2]["tool_choice"] == "none"
-    # The request to answer rides on the last tool result: every chat
-    # template accepts that (Mistral's refuse a system or user message there).
-    closing = llm_server.requests[2]["messages"]
-    before = llm_server.requests[1]["messages"]
-    assert closing[:-1] == before[:-1]
-    assert closing[-1] == {
-        **before[-1],
-        "role": "tool",
-        "content": f"{before[-1]['content']}\n\n{CLOSING_NUDGE}",
-    }
-    assert all(CLOSING_NUDGE not in (c.get("content") or "") for c in chat_contents)
+    assert llm_server.requests[2]["messages"] == llm_server.requests[1]["messages"]
     # What the chat shows: neither the call nor the JSON.
     assert all("{" not in (c.get("content") or "") for c in chat_contents)
     shown = "".join(c.get("content") or "" for c in chat_contents)

@@ -221,10 +221,6 @@ class HttpToolsAgentEntity(Entity):
                     break
                 continue
             # A failed call gets another round, so the model can retry.
-            turn.failed_rounds += 1
-            if turn.rules.one_retry_round and turn.failed_rounds > 1:
-                await self._async_ask_closing(chat_log, turn)
-                break
         else:
             # Calls kept coming until the rounds ran out.
             exhausted = rounds

@@ -28,11 +28,6 @@ class Rules:
     # named, still runs (`MoreOf`); then a closing request without tools.
     # Offered any call after a result, the 0.5B model calls other tools.
     answer_request: bool = False
-    # The closing request (`tool_choice: none`) says so in the last tool
-    # result too: servers without a tool parser ignore `tool_choice`, and
-    # the 0.5B model then repeats its call instead of answering (0/10 ->
-    # 10/10 weather answers).
-    closing_nudge: bool = False
     # A reply that says an action was done ("Eggs have been added") when the
     # user asked for one and no tool that changes something ran is not
     # spoken: asked once more, then the agent says nothing was done
@@ -44,11 +39,6 @@ class Rules:
     # the family; "What is 2 plus 2?" a call to every tool. Alone in its
     # reply or beside others: a change is asked for or it does not run.
     unasked_changes: bool = False
-    # A round whose calls failed gets one more round, not every round left:
-    # after a second such round the closing request asks for words. The
-    # 0.5B model otherwise writes the unknown tool's error back as the next
-    # tool's name ("Good night." ran all four rounds so).
-    one_retry_round: bool = False
     # In a turn in which no tool ran, a reply that states what a tool would
     # have returned (the shape of an earlier result with other values, or
     # a number about what a reading tool tells) is not spoken: asked once
@@ -66,10 +56,8 @@ class Rules:
 PLAIN = Rules()
 SMALL_RULES = Rules(
     answer_request=True,
-    closing_nudge=True,
     claims_need_calls=True,
     unasked_changes=True,
-    one_retry_round=True,
     results_need_calls=True,
     invented_places=True,
 )
@@ -84,10 +72,6 @@ ANSWER_NUDGE = (
     "If that asks for more than these results, call the tool again for the "
     "rest; else answer the user's question now in plain text using the tool "
     "results above."
-)
-CLOSING_NUDGE = (
-    "Answer the user's question now in plain text using the tool results "
-    "above. Do not call tools."
 )
 
 

@@ -46,7 +46,6 @@ from .openai_format import ChatTools, chat_messages, tool_result_text
 from .profiles import Evidence, Profile, ProfileChoice
 from .server_info import ServerInfo
 from .small_model import (
-    CLOSING_NUDGE,
     PLAIN,
     SMALL_RULES,
     MoreOf,
@@ -169,8 +168,6 @@ class Turn:
     drop_history: bool = False
     # A tool that changes something ran this turn (not only reads).
     changed: bool = False
-    # Rounds of this turn whose calls failed.
-    failed_rounds: int = 0
     # The house's area and floor names and aliases, lower-cased.
     places: frozenset[str] = frozenset()
     # Why a reply of this turn was asked again (`Ask.RETRY`, once a turn).
@@ -224,9 +221,7 @@ class Turn:
             and not acts.done
             and asks_for_action(this_turn(self.chat_log)[0])
         )
-        instruction = bool(self.seen_calls) and (
-            self.rules.answer_request or self.rules.closing_nudge
-        )
+        instruction = bool(self.seen_calls) and (self.rules.answer_request)
         results = self.rules.results_need_calls and narration
         if not (narration or claims or instruction):
             return None
@@ -351,26 +346,16 @@ class Turn:
         self._add_examples(messages)
         last = messages[-1]
         if (
-            ask is not Ask.ROUND
+            ask is Ask.ANSWER
+            and self.rules.answer_request
             and self.seen_calls
             and last["role"] == "tool"
-            and (
-                self.rules.answer_request
-                if ask is Ask.ANSWER
-                else self.rules.closing_nudge
-            )
         ):
-            # Servers without a tool parser ignore `tool_choice: none`; small
-            # models then repeat the call instead of answering. Saying so
-            # plainly makes them answer from the results (measured with
-            # Qwen2.5-0.5B: 0/10 -> 10/10 weather answers). In the result
-            # itself: Mistral's and Qwen 3.5's templates refuse a system
-            # message there, and Mistral's a user message after a result.
-            nudge = (
-                answer_nudge(this_turn(self.chat_log)[0])
-                if ask is Ask.ANSWER
-                else CLOSING_NUDGE
-            )
+            # Small models: the instruction to answer, with the question
+            # again. In the result itself: Mistral's and Qwen 3.5's templates
+            # refuse a system message there, and Mistral's a user message
+            # after a result.
+            nudge = answer_nudge(this_turn(self.chat_log)[0])
             messages[-1] = ChatCompletionToolMessageParam(
                 role="tool",
                 tool_call_id=last["tool_call_id"],

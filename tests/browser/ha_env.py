@@ -39,7 +39,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from custom_components.http_tools_agent.small_model import ANSWER_NUDGE, CLOSING_NUDGE
+from custom_components.http_tools_agent.small_model import ANSWER_NUDGE
 from dev.http_config import seed_http_config
 from dev.loopback import LoopbackServer
 from dev.openapi_service import LightsService
@@ -98,9 +98,9 @@ class ScriptedLLM(FakeLLMServer):
             self.add(completion("Hi"))
         elif last.get("role") == "tool":
             # The request after a result ends it with the agent's request
-            # to answer (ANSWER_NUDGE, CLOSING_NUDGE): not part of the result.
+            # to answer (ANSWER_NUDGE): not part of the result.
             content = str(last.get("content", ""))
-            if content.endswith((ANSWER_NUDGE, CLOSING_NUDGE)):
+            if content.endswith(ANSWER_NUDGE):
                 content = content.rpartition("\n\n")[0]
             result = content.strip()
             self.add(text_stream("Right now in ", result, ". Enjoy Rome!"))

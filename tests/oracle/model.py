@@ -23,7 +23,7 @@ from typing import Any
 
 from aiohttp import web
 
-from custom_components.http_tools_agent.small_model import ANSWER_NUDGE, CLOSING_NUDGE
+from custom_components.http_tools_agent.small_model import ANSWER_NUDGE
 from tests.servers import FakeLLMServer, Reply, text_stream, tool_calls_stream
 
 # What the agent answers instead of running a call (`call_policy`,
@@ -143,7 +143,7 @@ def write_calls(calls: Sequence[Call], fmt: str) -> str:
 
 def _without_nudge(text: str) -> str:
     """A result without the small-model rules' instruction riding on it."""
-    if text.endswith((ANSWER_NUDGE, CLOSING_NUDGE)):
+    if text.endswith(ANSWER_NUDGE):
         return text.rpartition("\n\n")[0]
     return text
 
