@@ -164,21 +164,21 @@ async def test_two_cities_two_requests(
         assert f"{weather_for(city)[1]}" in answer, answer
 
 
-async def test_good_night_copies_no_schema_into_a_request(
+async def test_good_night_changes_nothing(
     hass: HomeAssistant, model_server: ModelServer, tool_server: DemoToolServer
 ) -> None:
     """ "Good night." draws a recital of the tool list with each tool's
-    schema for its arguments; in the first round, `list_items` then ran with
-    the schema as its query. The argument checks keep the schema out of
-    every request, and nothing nobody asked for changes (the small rules'
-    unasked changes): at most a read reaches the tool server."""
+    schema for its arguments. Nothing nobody asked for changes (the small
+    rules' unasked changes): at most a read reaches the tool server (since
+    the schema-as-arguments rule went, `list_items` runs with the schema as
+    its query: JSON Schema allows arguments a tool does not list), and the
+    answer is words."""
     agent = await setup_ours(hass, model_server.url, tool_server.tools(TOOLS))
 
     answer = speech(await converse(hass, "Good night.", agent_id=agent))
 
     for request in tool_server.requests:
         assert request.method == "GET", (request.target, answer)
-        assert "properties" not in request.target, (request.target, answer)
     assert answer.strip(), "the agent said nothing"
     assert not markup_in(answer), f"call markup in the answer: {answer!r}"
 
