@@ -21,7 +21,10 @@ from custom_components.http_tools_agent.engine.speakable import speakable
         ('{"name": "lamp", "watts": 40, "lumens": 470}', "lamp"),
         # Other JSON is flattened to words.
         ('{"deleted": "3"}', "deleted 3"),
-        ('{"ok": true, "note": null, "temp_c": 14.0}', "ok yes, temp c 14"),
+        ('{"ok": true, "note": null, "temp_c": 14.0}', "temp c 14"),
+        # A webhook's acknowledgement: the message it received, not "ok yes".
+        ('{"ok": true, "received": "Pizza tonight!"}', "received Pizza tonight!"),
+        ('{"ok": false, "error": "full"}', "ok no, error full"),
         ("HTTP 204", "HTTP 204"),
     ],
 )

@@ -16,6 +16,10 @@ DEFAULT_LIMIT = 300
 _ELLIPSIS = "…"
 
 
+# A service's acknowledgement (`{"ok": true, …}`): said by "Done" already,
+# and "ok yes" is no answer.
+_ACKNOWLEDGEMENTS = frozenset({"ok", "success", "succeeded"})
+
 # Fields that name a thing, in the order they are preferred.
 _LABELS = ("name", "title", "label", "summary", "text", "message", "description")
 
@@ -56,6 +60,7 @@ def _words(value: Any) -> str:
             f"{str(key).replace('_', ' ')} {_words(item)}".strip()
             for key, item in value.items()
             if item not in (None, "", [], {})
+            and not (item is True and str(key).lower() in _ACKNOWLEDGEMENTS)
         )
     if isinstance(value, list):
         return "; ".join(w for item in value if (w := _words(item)))
