@@ -16,7 +16,11 @@ from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.http_tools_agent.const import CONF_PROFILE, CONF_TOOLS
+from custom_components.http_tools_agent.const import (
+    CONF_HISTORY,
+    CONF_PROFILE,
+    CONF_TOOLS,
+)
 from custom_components.http_tools_agent.honesty import (
     SpokenCheck,
     Withheld,
@@ -407,8 +411,9 @@ async def test_the_agents_words_never_reach_the_model_as_its_own(
     hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
 ) -> None:
     """A read-out stands in later requests as the results in words; an
-    agent's message of a turn without calls leaves that turn out."""
-    await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    agent's message of a turn without calls leaves that turn out (with
+    every earlier turn sent: the small profile sends none by default)."""
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "small", CONF_HISTORY: "all"})
     llm_server.add(
         tool_calls_stream(("list_items", {})),
         text_stream(),
