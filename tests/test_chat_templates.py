@@ -12,7 +12,11 @@ from homeassistant.core import HomeAssistant
 from jinja2 import TemplateError
 import pytest
 
-from custom_components.http_tools_agent.const import CONF_CHAIN_CALLS, CONF_PROFILE
+from custom_components.http_tools_agent.const import (
+    CONF_CHAIN_CALLS,
+    CONF_HISTORY,
+    CONF_PROFILE,
+)
 
 from .chat_templates import FAMILIES, render
 from .kit import converse, speech
@@ -58,8 +62,10 @@ def tail(before: str, after: str) -> int:
 @pytest.fixture
 def agent_options() -> dict[str, Any]:
     """The small-model rules, calls after results allowed (the Qwen 0.5B
-    model these transcripts come from runs as small)."""
-    return {CONF_PROFILE: "small", CONF_CHAIN_CALLS: "on"}
+    model these transcripts come from runs as small), every earlier turn
+    sent (the small profile sends none by default): what a cached prompt
+    has to survive."""
+    return {CONF_PROFILE: "small", CONF_CHAIN_CALLS: "on", CONF_HISTORY: "all"}
 
 
 @pytest.fixture
