@@ -8,8 +8,10 @@ The benchmarks run as modules from the repository root, e.g.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Sequence
+from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
 from contextlib import asynccontextmanager
+from dataclasses import asdict
+import json
 import os
 from pathlib import Path
 import platform
@@ -26,6 +28,8 @@ from homeassistant.helpers import chat_session, frame
 from pytest_homeassistant_custom_component.common import async_test_home_assistant
 
 import custom_components.http_tools_agent  # noqa: F401  (before HA's loader looks)
+from dev.tool_server import DemoToolServer
+from tests.e2e.harness import ModelServer, fixed_date_time_prompt
 from tests.kit import speech
 
 
@@ -124,3 +128,46 @@ def machine() -> str:
         f"{platform.python_version()}, load average "
         f"{' '.join(f'{x:.1f}' for x in os.getloadavg())}"
     )
+
+
+def dump_outcomes(path: str, results: Mapping[str, Sequence[Any]]) -> None:
+    """Write every outcome (dataclasses) as JSON: written after each agent,
+    so a long run that is cut keeps what it measured."""
+    Path(path).write_text(
+        json.dumps(
+            {k: [asdict(o) for o in v] for k, v in results.items()},
+            indent=1,
+            ensure_ascii=False,
+        ),
+        encoding="utf-8",
+    )
+
+
+async def run_on_demo_tools[T](
+    label: str,
+    args: Any,
+    run_agent: Callable[[str, str, DemoToolServer, list[str]], Awaitable[list[T]]],
+    report: Callable[[dict[str, list[T]]], None],
+) -> None:
+    """Start (or reuse) the model server and the demo tool server, run each
+    agent of `args.agents` on `args.sets` (dumping to `args.dump` after
+    each), then report. The date/time prompt line is fixed meanwhile."""
+    print(f"Machine: {machine()}")
+    server = ModelServer.from_env_or_start()
+    tools = DemoToolServer()
+    await tools.start()
+    results: dict[str, list[T]] = {}
+    started = time.monotonic()
+    try:
+        with fixed_date_time_prompt():
+            for name in args.agents.split(","):
+                results[name] = await run_agent(
+                    name, server.url, tools, args.sets.split(",")
+                )
+                if args.dump:
+                    dump_outcomes(args.dump, results)
+        report(results)
+        print(f"\n{label} wall time: {time.monotonic() - started:.0f} s")
+    finally:
+        await tools.stop()
+        server.stop()

@@ -21,13 +21,16 @@ import asyncio
 from collections import Counter
 from collections.abc import Sequence
 from contextlib import ExitStack
-from dataclasses import asdict, dataclass
-import json
-from pathlib import Path
+from dataclasses import dataclass
 import re
-import time
 
-from bench._ha import home_assistant, log, machine, table, timed_turn
+from bench._ha import (
+    home_assistant,
+    log,
+    run_on_demo_tools,
+    table,
+    timed_turn,
+)
 from bench.bench_real_model import (
     TOOLS,
     VARIANTS,
@@ -44,8 +47,6 @@ from bench.bench_real_model import (
 from custom_components.http_tools_agent.const import DOMAIN
 from dev.tool_server import DemoToolServer
 from tests.e2e.harness import (
-    ModelServer,
-    fixed_date_time_prompt,
     setup_llama_cpp,
     setup_ours,
 )
@@ -301,43 +302,13 @@ def report(results: dict[str, list[TurnOutcome]]) -> None:
         )
 
 
-def dump(path: str, results: dict[str, list[TurnOutcome]]) -> None:
-    """Write every outcome as JSON (after each agent: a long run keeps its part)."""
-    Path(path).write_text(
-        json.dumps(
-            {k: [asdict(o) for o in v] for k, v in results.items()},
-            indent=1,
-            ensure_ascii=False,
-        ),
-        encoding="utf-8",
-    )
-
-
 def _share(outcomes: list[TurnOutcome], field: str) -> str:
     return f"{sum(getattr(o, field) for o in outcomes)}/{len(outcomes)}"
 
 
 async def main(args: argparse.Namespace) -> None:
-    """Start (or reuse) the model server and run the conversations."""
-    print(f"Machine: {machine()}")
-    server = ModelServer.from_env_or_start()
-    tools = DemoToolServer()
-    await tools.start()
-    results: dict[str, list[TurnOutcome]] = {}
-    started = time.monotonic()
-    try:
-        with fixed_date_time_prompt():
-            for name in args.agents.split(","):
-                results[name] = await run_agent(
-                    name, server.url, tools, args.sets.split(",")
-                )
-                if args.dump:
-                    dump(args.dump, results)
-        report(results)
-        print(f"\nP4m wall time: {time.monotonic() - started:.0f} s")
-    finally:
-        await tools.stop()
-        server.stop()
+    """Start (or reuse) the model server and run P4m."""
+    await run_on_demo_tools("P4m", args, run_agent, report)
 
 
 if __name__ == "__main__":

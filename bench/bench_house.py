@@ -26,11 +26,8 @@ from __future__ import annotations
 import argparse
 import asyncio
 from collections import Counter
-from dataclasses import asdict, dataclass, field
-import json
-from pathlib import Path
+from dataclasses import dataclass, field
 import re
-import time
 from typing import Any
 
 from homeassistant.components.homeassistant.exposed_entities import (
@@ -44,14 +41,18 @@ from homeassistant.helpers import (
     llm,
 )
 
-from bench._ha import home_assistant, log, machine, table, timed_turn
+from bench._ha import (
+    home_assistant,
+    log,
+    run_on_demo_tools,
+    table,
+    timed_turn,
+)
 from bench.bench_real_model import TOOLS, VARIANTS, small_rules
 from custom_components.http_tools_agent.actions import says_failed
 from custom_components.http_tools_agent.const import DOMAIN
 from dev.tool_server import DemoToolServer
 from tests.e2e.harness import (
-    ModelServer,
-    fixed_date_time_prompt,
     setup_llama_cpp,
     setup_ours,
 )
@@ -370,37 +371,7 @@ def report(results: dict[str, list[Outcome]]) -> None:
 
 async def main(args: argparse.Namespace) -> None:
     """Start (or reuse) the model server and run P4a."""
-    print(f"Machine: {machine()}")
-    server = ModelServer.from_env_or_start()
-    tools = DemoToolServer()
-    await tools.start()
-    results: dict[str, list[Outcome]] = {}
-    started = time.monotonic()
-    try:
-        with fixed_date_time_prompt():
-            for name in args.agents.split(","):
-                results[name] = await run_agent(
-                    name, server.url, tools, args.sets.split(",")
-                )
-                if args.dump:
-                    dump(args.dump, results)
-        report(results)
-        print(f"\nP4a wall time: {time.monotonic() - started:.0f} s")
-    finally:
-        await tools.stop()
-        server.stop()
-
-
-def dump(path: str, results: dict[str, list[Outcome]]) -> None:
-    """Every outcome as JSON."""
-    Path(path).write_text(
-        json.dumps(
-            {k: [asdict(o) for o in v] for k, v in results.items()},
-            indent=1,
-            ensure_ascii=False,
-        ),
-        encoding="utf-8",
-    )
+    await run_on_demo_tools("P4a", args, run_agent, report)
 
 
 if __name__ == "__main__":

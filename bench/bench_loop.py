@@ -59,6 +59,22 @@ SMALL = {"profile": "small"}
 THINKING = ["<think>", "The", " user", " asks", " the", " weather", ".", "</think>"]
 
 
+async def three_agents(
+    hass: object, base_url: str, endpoint: ToolEndpoint
+) -> tuple[str, str, str]:
+    """Ours as capable and as small, and core's `llama_cpp`, on one server
+    with the weather tool."""
+    from homeassistant.core import HomeAssistant
+
+    assert isinstance(hass, HomeAssistant)
+    tools = [weather_tool(endpoint.url)]
+    ours = await setup_ours(hass, base_url, tools, agent=CAPABLE)
+    small = await setup_ours(
+        hass, base_url, tools, agent=SMALL, unique_id="01JSMALLPROFILE"
+    )
+    return ours, small, await setup_llama_cpp(hass, base_url)
+
+
 def paced(tokens: list[str]) -> Reply:
     """One token per chunk, TOKEN_GAP seconds before each SSE event."""
     reply = text_stream(*tokens, chunk_delay=TOKEN_GAP)
@@ -111,17 +127,7 @@ async def main(turns: int) -> None:
         await server.start()
     try:
         async with home_assistant() as hass:
-            ours = await setup_ours(
-                hass, fast.base_url, [weather_tool(endpoint.url)], agent=CAPABLE
-            )
-            small = await setup_ours(
-                hass,
-                fast.base_url,
-                [weather_tool(endpoint.url)],
-                agent=SMALL,
-                unique_id="01JSMALLPROFILE",
-            )
-            core = await setup_llama_cpp(hass, fast.base_url)
+            ours, small, core = await three_agents(hass, fast.base_url, endpoint)
             client = openai.AsyncOpenAI(api_key="x", base_url=fast.base_url)
             async with aiohttp.ClientSession() as session:
                 await p1(
@@ -131,17 +137,7 @@ async def main(turns: int) -> None:
         async with home_assistant() as hass:
             await p1b(hass, fast, max(turns * 5, 100))
         async with home_assistant() as hass:
-            ours = await setup_ours(
-                hass, llm.base_url, [weather_tool(endpoint.url)], agent=CAPABLE
-            )
-            small = await setup_ours(
-                hass,
-                llm.base_url,
-                [weather_tool(endpoint.url)],
-                agent=SMALL,
-                unique_id="01JSMALLPROFILE",
-            )
-            core = await setup_llama_cpp(hass, llm.base_url)
+            ours, small, core = await three_agents(hass, llm.base_url, endpoint)
             paced_client = openai.AsyncOpenAI(api_key="x", base_url=llm.base_url)
             await p2(hass, llm, (ours, small), core, paced_client, max(turns // 4, 5))
     finally:
