@@ -213,14 +213,12 @@ class HttpToolsAgentEntity(Entity):
                     # a result: the results are in, so ask for the answer.
                     await self._async_ask_closing(chat_log, turn)
                 break
-            if not _round_failed(chat_log):
-                if turn.rules.answer_request:
-                    # Small models: the results are in, ask for the answer
-                    # (`small_model.py`).
-                    await self._async_ask_answer(chat_log, turn, rounds)
-                    break
-                continue
-            # A failed call gets another round, so the model can retry.
+            if turn.rules.answer_request and not _round_failed(chat_log):
+                # Small models: the results are in, ask for the answer
+                # (`small_model.py`). A failed call gets another round, so
+                # the model can retry.
+                await self._async_ask_answer(chat_log, turn, rounds)
+                break
         else:
             # Calls kept coming until the rounds ran out.
             exhausted = rounds

@@ -264,15 +264,13 @@ def makes_up_result(
     form = _skeleton(sentence)
     said = " ".join(_words(sentence))
     for asked, result in earlier:
+        # Said again word for word, an earlier result is no invention.
+        if said in " ".join(_words(result)):
+            continue
         theirs = _shape(result, set(_words(asked)))
-        if len(theirs) >= 2 and mine == theirs and said not in " ".join(_words(result)):
+        if len(theirs) >= 2 and mine == theirs:
             return True
-        if (
-            "N" in form
-            and len(form) >= 4
-            and form == _skeleton(result)
-            and said not in " ".join(_words(result))
-        ):
+        if "N" in form and len(form) >= 4 and form == _skeleton(result):
             return True
     if not _NUMBER.search(sentence):
         return False

@@ -15,10 +15,10 @@ An agent's `profile` setting is `capable`, `small` or `auto` (the default).
 
 Below `SMALL_MODEL_PARAMETERS` a model is small. Why 2 B (bench/RESULTS.md,
 P4 and P9): Qwen2.5-Coder-0.5B (630 M parameters as llama.cpp counts them)
-makes the right requests 83 % / 60 % of the time (tuning / held-out
+makes the right requests 80 % / 60 % of the time (tuning / held-out
 requests) with the small rules and 66 % / 50 % without them, while the same
-rules cost a model that is right 18 of the 32 oracle scenarios (its chains
-and its requests for several tools). A capable model taken for small loses
+rules cost a model that is right 18 of the 32 oracle scenarios (its chains,
+its retries, follow-ups that need an earlier result). A capable model taken for small loses
 those; a small one taken for capable loses some accuracy. No model between
 0.5 B and 7 B can run here; public function-calling results put the step
 where models start to plan chained calls between the 1.5 B and 3 B

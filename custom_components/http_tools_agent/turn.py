@@ -172,7 +172,8 @@ class Turn:
     places: frozenset[str] = frozenset()
     # Why a reply of this turn was asked again (`Ask.RETRY`, once a turn).
     retried: Withheld | None = None
-    # The turn ended on a narration or a claim: the agent says nothing was done.
+    # The turn ended on a narration, a claim or a made-up result: the agent
+    # says nothing was done.
     nothing_done: bool = False
 
     data_calls: DataCalls = field(init=False)
@@ -216,27 +217,31 @@ class Turn:
         an action failed."""
         narration = bool(self.tools) and not self.calls_run
         acts = self.actions()
+        question = this_turn(self.chat_log)[0]
         claims = (
             (self.rules.claims_need_calls or bool(acts.failed))
             and not acts.done
-            and asks_for_action(this_turn(self.chat_log)[0])
+            and asks_for_action(question)
         )
-        instruction = bool(self.seen_calls) and (self.rules.answer_request)
+        instruction = bool(self.seen_calls) and self.rules.answer_request
         results = self.rules.results_need_calls and narration
         if not (narration or claims or instruction):
             return None
         names = tool_names_pattern(self.schemas) if narration else None
-        question = this_turn(self.chat_log)[0]
         earlier = self._earlier_results() if results else []
         # Asked for an action, an earlier answer said again is none.
         answered = (
             self._earlier_answers() if results and asks_for_action(question) else ""
         )
-        domains = [
-            f"{tool['function']['name']}: {tool['function'].get('description', '')}"
-            for tool in self.tools
-            if tool["function"]["name"] in self.offered.read_only
-        ]
+        domains = (
+            [
+                f"{tool['function']['name']}: {tool['function'].get('description', '')}"
+                for tool in self.tools
+                if tool["function"]["name"] in self.offered.read_only
+            ]
+            if results
+            else []
+        )
 
         def check(sentence: str) -> Withheld | None:
             if narration and narrates_call(sentence, names):
