@@ -87,6 +87,8 @@ def test_answers_are_no_narrations(text: str) -> None:
         "The user has added 3 bread items to their shopping list.",
         "Added bananas back.",
         "La luz está encendida.",
+        "The milk is now in the shopping list.",
+        "Eggs are now on your list.",
     ],
 )
 def test_claims(text: str) -> None:

@@ -111,6 +111,8 @@ _CLAIM = re.compile(
             r"^\W*(?:added|removed|deleted|sent|updated|changed|created|turned on|"
             r"turned off|switched on|switched off|notified|saved)\b",
             r"\b(?:is|are)\s+now\s+(?:on|off|set|turned|switched|added|removed|gone)\b",
+            # "The milk is now in the shopping list." (P4a, no request made)
+            r"\b(?:is|are)\s+now\s+(?:in|on)\s+(?:the|your|my)\s+\w*\s*list\b",
             r"\b(?:is|are|was|were)\s+(?:turned|switched)\s+(?:on|off)\b",
             r"\b(?:successfully|now)\s+(?:added|removed|deleted|sent|updated|set)\b",
             r"^\W*done\b",
