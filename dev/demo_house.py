@@ -26,6 +26,9 @@ from pathlib import Path
 from typing import Any
 
 from homeassistant.components.conversation import DOMAIN as CONVERSATION
+from homeassistant.components.homeassistant.exposed_entities import (
+    STORAGE_KEY as EXPOSED_ENTITIES_KEY,
+)
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import (
     area_registry as ar,
@@ -37,6 +40,7 @@ from homeassistant.helpers import (
     frame,
     label_registry as lr,
 )
+from homeassistant.helpers.storage import Store
 from homeassistant.setup import async_setup_component
 from homeassistant.util import slugify
 from homeassistant.util.yaml import dump
@@ -51,6 +55,9 @@ class Appliance:
     domain: str
     name: str
     area: str
+    # A light whose brightness can be set ("Dim the kitchen lights to 30
+    # percent."): its level is kept in an `input_number`.
+    dimmable: bool = False
 
     @property
     def object_id(self) -> str:
@@ -72,9 +79,14 @@ class Appliance:
         """The input boolean that keeps its state."""
         return f"{self.object_id}_power"
 
+    @property
+    def level(self) -> str:
+        """The input number that keeps a dimmable light's brightness."""
+        return f"{self.object_id}_level"
+
 
 HOUSE = (
-    Appliance("light", "Kitchen Lights", "Kitchen"),
+    Appliance("light", "Kitchen Lights", "Kitchen", dimmable=True),
     Appliance("light", "Bed Light", "Bedroom"),
     Appliance("fan", "Ceiling Fan", "Bedroom"),
     Appliance("light", "Living Room Lights", "Living room"),
@@ -88,13 +100,25 @@ def _template(appliance: Appliance) -> dict[str, Any]:
     def action(service: str) -> list[dict[str, Any]]:
         return [{"action": service, "target": {"entity_id": switch}}]
 
-    return {
+    config: dict[str, Any] = {
         "name": appliance.name,
         "unique_id": appliance.unique_id,
         "state": f"{{{{ is_state('{switch}', 'on') }}}}",
         "turn_on": action("input_boolean.turn_on"),
         "turn_off": action("input_boolean.turn_off"),
     }
+    if appliance.dimmable:
+        level = f"input_number.{appliance.level}"
+        config["level"] = f"{{{{ states('{level}') | int(255) }}}}"
+        config["set_level"] = [
+            {
+                "action": "input_number.set_value",
+                "target": {"entity_id": level},
+                "data": {"value": "{{ brightness }}"},
+            },
+            *action("input_boolean.turn_on"),
+        ]
+    return config
 
 
 def house_config() -> dict[str, Any]:
@@ -105,6 +129,17 @@ def house_config() -> dict[str, Any]:
     return {
         "input_boolean": {
             a.switch: {"name": f"{a.name} power", "icon": "mdi:power"} for a in HOUSE
+        },
+        "input_number": {
+            a.level: {
+                "name": f"{a.name} level",
+                "min": 0,
+                "max": 255,
+                "step": 1,
+                "initial": 255,
+            }
+            for a in HOUSE
+            if a.dimmable
         },
         "template": [templates],
     }
@@ -129,18 +164,19 @@ async def async_place(hass: HomeAssistant) -> None:
         entities.async_update_entity_options(
             entry.entity_id, CONVERSATION, {"should_expose": True}
         )
-        switch = entities.async_get_or_create(
-            "input_boolean",
-            "input_boolean",
-            appliance.switch,
-            suggested_object_id=appliance.switch,
-        )
-        entities.async_update_entity(
-            switch.entity_id, hidden_by=er.RegistryEntryHider.USER
-        )
-        entities.async_update_entity_options(
-            switch.entity_id, CONVERSATION, {"should_expose": False}
-        )
+        helpers = [("input_boolean", appliance.switch)]
+        if appliance.dimmable:
+            helpers.append(("input_number", appliance.level))
+        for domain, object_id in helpers:
+            helper = entities.async_get_or_create(
+                domain, domain, object_id, suggested_object_id=object_id
+            )
+            entities.async_update_entity(
+                helper.entity_id, hidden_by=er.RegistryEntryHider.USER
+            )
+            entities.async_update_entity_options(
+                helper.entity_id, CONVERSATION, {"should_expose": False}
+            )
 
 
 async def async_write_house(config_dir: Path) -> None:
@@ -161,15 +197,29 @@ async def async_write_house(config_dir: Path) -> None:
     for registry in (lr, cr, fr, ar, dr, er):
         await registry.async_load(hass)
     await async_place(hass)
+    await _async_expose_no_new_entities(hass)
     # The registries write on the final-write event of a stop.
     await hass.async_stop(force=True)
+
+
+async def _async_expose_no_new_entities(hass: HomeAssistant) -> None:
+    """Assist gets the house and nothing onboarding adds later: the setting
+    "Expose new entities" off (Settings -> Voice assistants -> Expose).
+    Onboarding adds Home Assistant's own shopping list, whose list intents
+    would otherwise take "What's on my shopping list?" from the demo's
+    shopping-list tools."""
+    store: Store[dict[str, Any]] = Store(hass, 1, EXPOSED_ENTITIES_KEY)
+    data = await store.async_load() or {"assistants": {}, "exposed_entities": {}}
+    data.setdefault("assistants", {})[CONVERSATION] = {"expose_new": False}
+    data.setdefault("exposed_entities", {})
+    await store.async_save(data)
 
 
 async def async_set_up_house(hass: HomeAssistant) -> None:
     """The house in a running Home Assistant."""
     config = house_config()
     assert await async_setup_component(hass, "homeassistant", {})
-    for domain in ("input_boolean", "template"):
+    for domain in ("input_boolean", "input_number", "template"):
         assert await async_setup_component(hass, domain, {domain: config[domain]})
     await hass.async_block_till_done()
     await async_place(hass)

@@ -42,6 +42,10 @@ from custom_components.http_tools_agent.const import (
     SUBENTRY_CONVERSATION,
 )
 from custom_components.http_tools_agent.llm_api import api_id_for
+from custom_components.http_tools_agent.server_info import (
+    KIND_LLAMA_CPP_PYTHON,
+    entry_title,
+)
 
 from .demo_house import async_write_house
 from .tool_server import DEMO_TOOLS, tool_definitions
@@ -96,7 +100,8 @@ def add_entry(storage: Path, base_url: str, tools_url: str) -> None:
     unique_id = ulid_now()
     entry = ConfigEntry(
         domain=DOMAIN,
-        title=base_url,
+        # What the config flow names it: the model server scripts/demo runs.
+        title=entry_title(KIND_LLAMA_CPP_PYTHON, MODEL, base_url),
         data={CONF_BASE_URL: base_url},
         options={
             CONF_TOOLS: [

@@ -10,9 +10,13 @@ MARKUP = (
     "<tool_call",
     "</tool_call>",
     "<function=",
+    "</function>",
     "<parameter=",
+    "</parameter>",
     "<think>",
     "</think>",
+    "<tool_response>",
+    "</tool_response>",
 )
 # What a call can leave in an answer: markup (cut tags too), the key of a
 # bare JSON call, its fence.
@@ -20,9 +24,13 @@ SPOKEN_MARKUP = (
     "<tool_call",
     "</tool_call>",
     "<function",
+    "</function>",
     "<parameter",
+    "</parameter>",
     "<think",
     "</think>",
+    "<tool_response",
+    "</tool_response>",
     '"arguments"',
     "```json",
 )

@@ -31,7 +31,7 @@ from .kit import (
     load_integration,
     server_entry,
 )
-from .servers import FakeLLMServer
+from .servers import FakeLLMServer, server_check
 
 
 @pytest.fixture(autouse=True)
@@ -58,7 +58,9 @@ async def test_user_flow_creates_server_and_first_agent(
     assert result["type"] is FlowResultType.CREATE_ENTRY
     entry = result["result"]
     assert entry.data == {CONF_BASE_URL: llm_server.base_url}
-    assert entry.title == llm_server.base_url
+    # Named for what it is (the scripted server answers the checks as
+    # llama-cpp-python does), not for its URL.
+    assert entry.title == "llama-cpp-python · qwen2.5-coder-0.5b"
     (subentry,) = entry.subentries.values()
     assert subentry.subentry_type == SUBENTRY_CONVERSATION
     assert subentry.data[CONF_MODEL] == "qwen2.5-coder-0.5b"
@@ -272,7 +274,7 @@ async def test_title_never_shows_url_credentials(
     )
     await hass.async_block_till_done()
     assert result["type"] is FlowResultType.CREATE_ENTRY
-    assert result["title"] == llm_server.base_url
+    assert result["title"] == "llama-cpp-python · qwen2.5-coder-0.5b"
     assert "s3cret" not in result["title"]
     assert result["data"][CONF_BASE_URL] == url
 
@@ -296,7 +298,28 @@ async def test_reconfigure_loads_an_entry_whose_server_was_wrong(
     assert result["type"] is FlowResultType.ABORT
     assert result["reason"] == "reconfigure_successful"
     assert entry_state(entry) is config_entries.ConfigEntryState.LOADED
-    assert entry.title == llm_server.base_url
+    (agent,) = entry.subentries.values()
+    assert entry.title == f"llama-cpp-python · {agent.data[CONF_MODEL]}"
+
+
+async def test_the_entry_is_named_by_the_server_kind_and_model(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """A llama.cpp server (answering the checks as the real one did) gives
+    an entry named for what it is, not for its URL."""
+    llm_server.models_reply = server_check("llama-server__models")
+    llm_server.pages["GET /props"] = server_check("llama-server__props")
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_USER}
+    )
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: llm_server.base_url}
+    )
+    await hass.async_block_till_done()
+
+    (agent,) = result["result"].subentries.values()
+    model = agent.data[CONF_MODEL]
+    assert result["title"] == f"llama.cpp · {model}"
 
 
 async def test_add_agent_when_the_model_list_fails(

@@ -343,7 +343,8 @@ async def test_rounds_run_out_the_user_hears_the_last_result(
 async def test_rounds_run_out_on_errors_the_user_hears_why(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
 ) -> None:
-    """Rounds that ended in errors leave nothing to read: a message says why."""
+    """Rounds that ended in errors leave nothing to read: the agent says it
+    could not find out (a question), in words a person would say."""
     llm_server.add(
         tool_calls_stream(("get_time", {"city": "Rome"})),
         tool_calls_stream(("get_time", {"city": "Milan"})),
@@ -353,7 +354,7 @@ async def test_rounds_run_out_on_errors_the_user_hears_why(
 
     result = await converse(hass, "Time everywhere")
 
-    assert speech(result) == "I used all 2 tool rounds without reaching an answer."
+    assert speech(result) == "Sorry, I couldn't find that out."
     assert tool_endpoint.requests == []
 
 

@@ -5,6 +5,7 @@ writes."""
 
 from __future__ import annotations
 
+from homeassistant.components.light import intent as light_intent
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import (
     area_registry as ar,
@@ -71,6 +72,19 @@ async def assert_the_house(hass: HomeAssistant) -> None:
     on = {s.entity_id for s in hass.states.async_all() if s.state == "on"}
     assert on & LIGHTS_AND_FANS == {"light.kitchen_lights"}
 
+    # The kitchen lights dim ("Dim the kitchen lights to 30 percent.").
+    response = await intent.async_handle(
+        hass,
+        "test",
+        light_intent.INTENT_SET,
+        {"name": {"value": "Kitchen Lights"}, "brightness": {"value": 30}},
+    )
+    assert response.response_type is intent.IntentResponseType.ACTION_DONE
+    await hass.async_block_till_done()
+    kitchen = hass.states.get("light.kitchen_lights")
+    assert kitchen is not None
+    assert kitchen.attributes["brightness"] == round(255 * 30 / 100)
+
 
 async def test_the_house_in_a_running_home_assistant(hass: HomeAssistant) -> None:
     """What the end-to-end test and the benchmarks set up."""
@@ -90,4 +104,5 @@ async def test_placing_twice_changes_nothing(hass: HomeAssistant) -> None:
     await async_place(hass)
 
     assert len(ar.async_get(hass).areas) == areas == 3
-    assert len(er.async_get(hass).entities) == entities == 2 * len(HOUSE)
+    helpers = sum(2 if a.dimmable else 1 for a in HOUSE)
+    assert len(er.async_get(hass).entities) == entities == len(HOUSE) + helpers

@@ -12,6 +12,7 @@ import subprocess
 import sys
 from typing import Any
 
+from homeassistant.components.homeassistant.const import DATA_EXPOSED_ENTITIES
 from homeassistant.const import CONF_LLM_HASS_API
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import (
@@ -89,14 +90,19 @@ async def test_the_demo_config_dir(demo_config: Path, hass: HomeAssistant) -> No
     package = load_yaml_dict(demo_config / PACKAGE)
     for domain in ("homeassistant", "llm", "intent"):
         assert await async_setup_component(hass, domain, {})
-    for domain in ("input_boolean", "template"):
+    for domain in ("input_boolean", "input_number", "template"):
         assert await async_setup_component(hass, domain, {domain: package[domain]})
     await hass.async_block_till_done()
 
     await assert_the_house(hass)
+    # What onboarding adds later (Home Assistant's own shopping list) is not
+    # offered to Assist beside the demo's shopping-list tools.
+    exposed = hass.data[DATA_EXPOSED_ENTITIES]
+    assert not exposed.async_get_expose_new_entities("conversation")
     entries = json.loads((demo_config / ".storage/core.config_entries").read_text())
     (entry,) = [e for e in entries["data"]["entries"] if e["domain"] == DOMAIN]
     (agent,) = entry["subentries"]
+    assert entry["title"] == "llama-cpp-python · qwen2.5-coder-0.5b"
     assert agent["data"][CONF_LLM_HASS_API] == [
         llm.LLM_API_ASSIST,
         api_id_for(entry["unique_id"]),

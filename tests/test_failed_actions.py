@@ -100,10 +100,24 @@ async def test_an_http_error_is_said_as_failed(
 
 
 @pytest.mark.parametrize(
-    ("language", "spoken"),
+    ("language", "request_text", "spoken"),
     [
-        ("it", "Non è stato fatto: il servizio ha risposto con l'errore 500."),
-        ("es", "Eso no se hizo: el servicio respondió con el error 500."),
+        (
+            "it",
+            "Aggiungi il latte.",
+            "Non è stato fatto: il servizio ha risposto con l'errore 500.",
+        ),
+        (
+            "es",
+            "Añade la leche.",
+            "Eso no se hizo: el servicio respondió con el error 500.",
+        ),
+        # Asked in Italian of an English pipeline: said in Italian.
+        (
+            "en",
+            "Aggiungi il latte alla lista.",
+            "Non è stato fatto: il servizio ha risposto con l'errore 500.",
+        ),
     ],
 )
 async def test_the_failure_in_the_users_language(
@@ -111,6 +125,7 @@ async def test_the_failure_in_the_users_language(
     llm_server: FakeLLMServer,
     tool_endpoint: ToolEndpoint,
     language: str,
+    request_text: str,
     spoken: str,
 ) -> None:
     await setup(hass, llm_server, tool_endpoint, "capable")
@@ -119,7 +134,7 @@ async def test_the_failure_in_the_users_language(
         *[text_stream("Fatto! Ho aggiunto il latte.")] * 3,
     )
 
-    result = await converse(hass, "Aggiungi il latte.", language=language)
+    result = await converse(hass, request_text, language=language)
 
     assert speech(result) == spoken
 
@@ -162,11 +177,23 @@ ERROR_JSON = json.dumps({"error": "MatchFailedError", "error_text": "no match"})
 
 
 @pytest.mark.parametrize(
-    ("language", "spoken"),
+    ("language", "request_text", "spoken"),
     [
-        ("en", "That did not happen: Home Assistant found no such device."),
-        ("it", "Non è stato fatto: Home Assistant non ha trovato quel dispositivo."),
-        ("es", "Eso no se hizo: Home Assistant no encontró ese dispositivo."),
+        (
+            "en",
+            "Turn on the kitchen light.",
+            "That did not happen: Home Assistant found no such device.",
+        ),
+        (
+            "it",
+            "Accendi la luce della cucina.",
+            "Non è stato fatto: Home Assistant non ha trovato quel dispositivo.",
+        ),
+        (
+            "es",
+            "Enciende la luz de la cocina.",
+            "Eso no se hizo: Home Assistant no encontró ese dispositivo.",
+        ),
     ],
 )
 async def test_an_intent_that_matched_nothing_and_an_echo_loop(
@@ -174,6 +201,7 @@ async def test_an_intent_that_matched_nothing_and_an_echo_loop(
     llm_server: FakeLLMServer,
     tool_endpoint: ToolEndpoint,
     language: str,
+    request_text: str,
     spoken: str,
 ) -> None:
     """HassTurnOn with an invented area matches no device; the model writes
@@ -197,7 +225,7 @@ async def test_an_intent_that_matched_nothing_and_an_echo_loop(
     )
 
     async with asyncio.timeout(10):  # the held rest would take 20 s
-        result = await converse(hass, "Turn on the kitchen light.", language=language)
+        result = await converse(hass, request_text, language=language)
 
     never.set()
     assert speech(result) == spoken

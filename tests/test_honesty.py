@@ -238,16 +238,31 @@ async def test_a_second_narration_says_nothing_was_done(
     result = await converse(hass, "What's the weather in Oslo?")
 
     assert items.requests == []
-    assert speech(result) == "Sorry, I didn't do that: no tool ran."
+    # A question: never an action's wording.
+    assert speech(result) == "Sorry, I couldn't find that out: no tool ran."
     assert all("get_weather" not in (c.get("content") or "") for c in chat_contents)
     assert entry.runtime_data.model_quirks["narrated_call"] == 2
 
 
 @pytest.mark.parametrize(
-    ("language", "nothing_done"),
+    ("language", "request_text", "nothing_done"),
     [
-        ("it", "Mi dispiace, non l'ho fatto: nessuno strumento è stato eseguito."),
-        ("es", "Lo siento, no lo hice: no se ejecutó ninguna herramienta."),
+        (
+            "it",
+            "Aggiungi le uova.",
+            "Mi dispiace, non l'ho fatto: nessuno strumento è stato eseguito.",
+        ),
+        (
+            "es",
+            "Añade los huevos.",
+            "Lo siento, no lo hice: no se ejecutó ninguna herramienta.",
+        ),
+        # Asked in Italian of an English pipeline: said in Italian.
+        (
+            "en",
+            "Aggiungi le uova alla lista.",
+            "Mi dispiace, non l'ho fatto: nessuno strumento è stato eseguito.",
+        ),
     ],
 )
 async def test_nothing_done_in_the_users_language(
@@ -255,6 +270,7 @@ async def test_nothing_done_in_the_users_language(
     llm_server: FakeLLMServer,
     items: DemoToolServer,
     language: str,
+    request_text: str,
     nothing_done: str,
 ) -> None:
     await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
@@ -263,7 +279,7 @@ async def test_nothing_done_in_the_users_language(
         text_stream("Ho chiamato lo strumento add_item."),
     )
 
-    result = await converse(hass, "Aggiungi le uova.", language=language)
+    result = await converse(hass, request_text, language=language)
 
     assert speech(result) == nothing_done
 

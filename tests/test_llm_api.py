@@ -13,6 +13,11 @@ from pytest_homeassistant_custom_component.common import (
 )
 
 from custom_components.http_tools_agent.const import DOMAIN, EVENT_TOOL_CALL
+from custom_components.http_tools_agent.outcomes import (
+    CallOutcome,
+    CallResult,
+    outcome_of,
+)
 from dev.loopback import free_port
 
 from .kit import (
@@ -39,7 +44,11 @@ async def test_tool_call_through_the_api(
         llm.ToolInput(tool_name="send_webhook", tool_args={"message": "hello"})
     )
 
-    assert result == llm.ToolResult(data={"result": '{"ok": true, "method": "POST"}'})
+    assert result == CallResult(
+        data={"result": '{"ok": true, "method": "POST"}'},
+        outcome=CallOutcome.DONE,
+        status=200,
+    )
     (request,) = tool_endpoint.requests
     assert (request.method, request.path, request.body) == (
         "POST",
@@ -62,6 +71,7 @@ async def test_failed_tool_is_an_error_result(hass: HomeAssistant) -> None:
 
     assert result.error is True
     assert str(result.data["result"]).startswith("Error: tool request failed: ")
+    assert outcome_of(result) is CallOutcome.UNREACHABLE
 
 
 async def test_another_agent_uses_our_tools(

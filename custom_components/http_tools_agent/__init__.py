@@ -33,6 +33,7 @@ from .server_info import (
     async_report_tool_support,
     tool_support_issue_id,
 )
+from .server_turns import ServerTurns
 from .services import async_setup_services
 from .tools import (
     EntryTools,
@@ -80,6 +81,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) ->
         settings=ToolSettings.from_options(entry.options),
         availability=availability,
         server_info=server_info,
+        turns=ServerTurns(server_info.kind),
     )
     async_report_tool_support(
         hass,

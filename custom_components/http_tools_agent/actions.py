@@ -3,9 +3,10 @@
 A call changes something unless its tool only reads (`llm.ToolAnnotations`:
 GET/HEAD/OPTIONS/TRACE tools, Assist's state tools). A failed one (an HTTP
 error, a request that never reached the service, an intent that matched no
-device) that no later call of the same tool made good is said as failed,
-whatever the model writes (`entity.py`), with a short reason in the user's
-language.
+device: its `outcomes.CallOutcome`) that no later call of the same tool made
+good is said as failed, whatever the model writes (`entity.py`), with a
+short reason in the user's language. A call the agent's rules refused, or
+markup that was no call, is no action that failed.
 """
 
 from __future__ import annotations
@@ -15,13 +16,7 @@ import re
 
 from homeassistant.components import conversation
 
-from .llm_api import RESULT_KEY
-
-_HTTP_STATUS = re.compile(r"^Error: HTTP (\d{3})")
-# Calls the agent answered without running them: refused by its rules
-# (`call_policy`, `small_model`) or of no offered tool. The model reads why;
-# they are no action the user asked for that failed.
-_NOT_A_CALL = ("Error: not run", "Error: unknown tool", "Error: invalid JSON")
+from .outcomes import CallOutcome, CallResult, content_outcome
 
 
 @dataclass(frozen=True, slots=True)
@@ -40,36 +35,26 @@ class Actions:
     failed: tuple[Failure, ...]
 
 
-def not_a_call(content: conversation.ToolResultContent) -> bool:
-    """Whether the agent answered the call without running it."""
-    text = content.result.data.get(RESULT_KEY)
-    return isinstance(text, str) and text.startswith(_NOT_A_CALL)
+_REASONS = {
+    CallOutcome.UNREACHABLE: "reason_unreachable",
+    CallOutcome.NOT_SENT: "reason_not_sent",
+    CallOutcome.NO_DEVICE: "reason_no_device",
+    CallOutcome.NOT_UNDERSTOOD: "reason_not_understood",
+    CallOutcome.FAILED: "reason_refused",
+}
 
 
 def failure_of(content: conversation.ToolResultContent) -> Failure | None:
-    """Why a call that ran failed, or None when it did not."""
-    data = content.result.data
-    text = data.get(RESULT_KEY)
-    if isinstance(text, str):
-        if not text.startswith("Error:"):
-            return None
-        if (status := _HTTP_STATUS.match(text)) is not None:
-            return Failure("reason_http_status", {"status": status[1]})
-        if text.startswith("Error: tool request failed"):
-            return Failure("reason_unreachable", {})
-        return Failure("reason_refused", {})
-    if not content.result.error and data.get("response_type") != "error":
+    """Why a call that was made failed, or None when it did not (or was
+    never made: refused by the agent's rules, or no call of a tool)."""
+    outcome = content_outcome(content)
+    if outcome is CallOutcome.DONE or not outcome.ran:
         return None
-    details = data.get("data")
-    code = details.get("code") if isinstance(details, dict) else None
-    if data.get("error") == "MatchFailedError" or code in (
-        "no_valid_targets",
-        "no_intent_match",
-    ):
-        return Failure("reason_no_device", {})
-    if data.get("error") in ("InvalidSlotInfo", "MultipleInvalid", "Invalid"):
-        return Failure("reason_not_understood", {})
-    return Failure("reason_refused", {})
+    if outcome is CallOutcome.HTTP_ERROR:
+        result = content.result
+        status = result.status if isinstance(result, CallResult) else None
+        return Failure("reason_http_status", {"status": str(status)})
+    return Failure(_REASONS[outcome], {})
 
 
 def turn_actions(
@@ -83,7 +68,7 @@ def turn_actions(
         if (
             not isinstance(content, conversation.ToolResultContent)
             or content.tool_name in read_only
-            or not_a_call(content)
+            or not content_outcome(content).ran
         ):
             continue
         failure = failure_of(content)

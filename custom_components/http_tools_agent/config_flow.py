@@ -51,7 +51,15 @@ from .llm_api import api_id_for
 from .options_flow import HttpToolsOptionsFlow
 from .profiles import Profile, choose_profile
 from .redact import display_url
-from .server_info import async_probe_server
+from .server_info import async_probe_server, entry_title
+
+
+def _first_agent_model(entry: ConfigEntry) -> str:
+    """The model of the entry's first agent (what its title names)."""
+    for subentry in entry.subentries.values():
+        if subentry.subentry_type == SUBENTRY_CONVERSATION:
+            return str(subentry.data.get(CONF_MODEL) or DEFAULT_MODEL)
+    return DEFAULT_MODEL
 
 
 def _server_schema(defaults: dict[str, Any]) -> probatio.Schema:
@@ -84,6 +92,7 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
         """Start the flow."""
         self._data: dict[str, Any] = {}
         self._models: list[str] = []
+        self._title = ""
 
     @override
     async def async_step_user(
@@ -103,6 +112,9 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
                 self._models = [str(m["id"]) for m in entries]
                 model = self._models[0] if self._models else DEFAULT_MODEL
                 info = await async_probe_server(self.hass, data, entries, [model])
+                self._title = entry_title(
+                    info.kind, model, display_url(data[CONF_BASE_URL])
+                )
                 if missing := info.without_tools([model]):
                     # Say so before adding it: the agent still works with
                     # calls the model writes as text.
@@ -143,7 +155,7 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
         # select this entry's HTTP tools API.
         await self.async_set_unique_id(ulid_now())
         return self.async_create_entry(
-            title=display_url(data[CONF_BASE_URL]),
+            title=self._title or display_url(data[CONF_BASE_URL]),
             data=data,
             subentries=[
                 {
@@ -167,13 +179,14 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
             data = _clean_server_input(user_input)
             self._async_abort_entries_match({CONF_BASE_URL: data[CONF_BASE_URL]})
             try:
-                await async_check_server(self.hass, data)
+                entries = await async_check_server_entries(self.hass, data)
             except ServerCheckError as err:
                 errors["base"] = err.reason
             else:
-                return self._async_update_and_reload(
-                    entry, data=data, title=display_url(data[CONF_BASE_URL])
-                )
+                model = _first_agent_model(entry)
+                info = await async_probe_server(self.hass, data, entries, [model])
+                title = entry_title(info.kind, model, display_url(data[CONF_BASE_URL]))
+                return self._async_update_and_reload(entry, data=data, title=title)
         current = {CONF_BASE_URL: entry.data[CONF_BASE_URL]}
         return self.async_show_form(
             step_id="reconfigure",

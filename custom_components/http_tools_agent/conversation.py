@@ -177,7 +177,8 @@ class HttpToolsConversationEntity(
 
         runtime = self.entry.runtime_data
         try:
-            await self._async_handle_chat_log(chat_log, user_input.language)
+            with runtime.turns.turn():
+                await self._async_handle_chat_log(chat_log, user_input.language)
         except HomeAssistantError as err:
             # A server failure is spoken in the user's language; the next
             # turn starts clean.

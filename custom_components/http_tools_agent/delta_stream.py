@@ -42,7 +42,8 @@ from .client import async_complete, async_stream_completion
 from .engine.textcalls import FilterOutput, TextCallFilter, ToolNames
 from .errors import MalformedResponse, llm_error_handler
 from .honesty import SentenceCheck, SpokenCheck, Withheld
-from .llm_api import RESULT_KEY
+from .outcomes import CallOutcome, CallResult
+from .runaway import RunawayGuard
 from .small_model import (
     PLAIN,
     UNASKED_ERROR,
@@ -132,6 +133,9 @@ class CompletionStream:
     # On the request for the answer: the only calls that run (others are
     # dropped, as on the closing request).
     more_of: MoreOf | None = None
+    # Said after a reply cut for running away (`runaway.py`), in the
+    # user's language.
+    cut_note: str = ""
     text: str = ""
     thinking: str = ""
     # JSON the filter kept from speech (an echo of a result).
@@ -155,13 +159,18 @@ class CompletionStream:
     # What the server reported evaluating, when it says so.
     usage: dict[str, Any] | None = None
     timings: dict[str, Any] | None = None
+    # Calls of this reply read from near-JSON (`engine/textcalls/repair.py`).
+    repaired: int = 0
     _filter: TextCallFilter = field(init=False)
     _spoken: SpokenCheck | None = field(init=False, default=None)
+    _runaway: RunawayGuard = field(default_factory=RunawayGuard)
     # Calls being assembled, in arrival order; `_slots` maps the server's
     # `index` to the call it is currently filling.
     _partial: dict[int, _PartialCall] = field(default_factory=dict)
     _slots: dict[int, int] = field(default_factory=dict)
-    _unrunnable_calls: list[tuple[llm.ToolInput, str]] = field(default_factory=list)
+    _unrunnable_calls: list[tuple[llm.ToolInput, str, CallOutcome]] = field(
+        default_factory=list
+    )
     _runnable: list[llm.ToolInput] = field(default_factory=list)
 
     def __post_init__(self) -> None:
@@ -187,6 +196,11 @@ class CompletionStream:
         if self.held.strip() and not self.text.strip() and not self.calls:
             return Withheld.NOT_SPEECH
         return None
+
+    @property
+    def ran_away(self) -> bool:
+        """Whether the reply was cut for repeating itself or running long."""
+        return self._runaway.cut
 
     @property
     def repeats(self) -> int:
@@ -247,7 +261,7 @@ class CompletionStream:
                     async for chunk in chunks:
                         for delta in self._chunk(_object(chunk)):
                             yield delta
-                        if self.looping:
+                        if self.looping or self.ran_away:
                             # Stop reading: the server stops writing.
                             break
             else:
@@ -319,7 +333,11 @@ class CompletionStream:
     def _finish(self) -> list[Delta]:
         """End of the reply: flush held text and unfinished calls."""
         deltas = self._filtered(self._filter.finish())
-        if self._spoken is not None and (rest := self._spoken.finish()):
+        rest = self._spoken.finish() if self._spoken is not None else ""
+        rest = self._runaway.feed(rest) + self._runaway.finish()
+        if self._runaway.cut and self.cut_note:
+            rest = f"{rest.rstrip()} {self.cut_note}" if self.text else self.cut_note
+        if rest:
             self.text += rest
             deltas.append({"content": rest})
         deltas.extend(self._flush_partials())
@@ -337,15 +355,15 @@ class CompletionStream:
         if not pending or (self.repeats and self.calls == len(pending)):
             self.calls -= len(pending)
             return []
-        deltas: list[Delta] = [{"tool_calls": [call for call, _ in pending]}]
+        deltas: list[Delta] = [{"tool_calls": [call for call, _, _ in pending]}]
         deltas.extend(
             ToolResultContentDeltaDict(
                 role="tool_result",
                 tool_call_id=call.id,
                 tool_name=call.tool_name,
-                result=llm.ToolResult(data={RESULT_KEY: error}, error=True),
+                result=CallResult.not_run(error, outcome),
             )
-            for call, error in pending
+            for call, error, outcome in pending
         )
         return deltas
 
@@ -360,9 +378,12 @@ class CompletionStream:
                 if line.strip(" ,[]")
             )
             deltas.append({"thinking_content": out.thinking})
+        self.repaired += out.repaired
         spoken = out.text
         if spoken and self._spoken is not None:
             spoken = self._spoken.feed(spoken)
+        if spoken:
+            spoken = self._runaway.feed(spoken)
         if spoken:
             self.text += spoken
             deltas.append({"content": spoken})
@@ -454,7 +475,7 @@ class CompletionStream:
             id=call.id,
             external=True,
         )
-        self._unrunnable_calls.append((external, error))
+        self._unrunnable_calls.append((external, error, CallOutcome.REFUSED))
 
     def _call(self, name: str, arguments: dict[str, Any], call_id: str) -> list[Delta]:
         if not self.run_calls:
@@ -481,7 +502,9 @@ class CompletionStream:
             return []
         if self.data_calls is not None and self.data_calls.copied(resolved, arguments):
             self.copied_from_results += 1
-            return self._unrunnable(resolved, arguments, COPIED_CALL_ERROR, call_id)
+            return self._unrunnable(
+                resolved, arguments, COPIED_CALL_ERROR, call_id, CallOutcome.REFUSED
+            )
         self.seen_calls.add(key)
         self.calls += 1
         self._runnable.append(
@@ -492,7 +515,12 @@ class CompletionStream:
         return []
 
     def _unrunnable(
-        self, name: str, arguments: dict[str, Any], error: str, call_id: str = ""
+        self,
+        name: str,
+        arguments: dict[str, Any],
+        error: str,
+        call_id: str = "",
+        outcome: CallOutcome = CallOutcome.NOT_A_CALL,
     ) -> list[Delta]:
         if not self.run_calls or self.more_of is not None:
             self.dropped += 1
@@ -504,5 +532,5 @@ class CompletionStream:
             id=call_id or new_call_id(),
             external=True,
         )
-        self._unrunnable_calls.append((tool_input, error))
+        self._unrunnable_calls.append((tool_input, error, outcome))
         return []

@@ -25,6 +25,7 @@ from homeassistant.helpers import (
     area_registry as ar,
     device_registry as dr,
     floor_registry as fr,
+    llm,
 )
 from homeassistant.helpers.entity import Entity
 
@@ -42,11 +43,14 @@ from .context_fit import ContextWindow
 from .delta_stream import CompletionStream, Delta
 from .engine.speakable import speakable
 from .errors import ContextOverflowError
-from .honesty import Withheld
-from .llm_api import RESULT_KEY, AgentScope
+from .honesty import Withheld, asks_for_action
+from .lexicon import guess_language
+from .llm_api import AgentScope
 from .openai_format import AgentWords, ChatTools, chat_tools, tool_result_text
+from .outcomes import RESULT_KEY, succeeded
 from .profiles import ProfileChoice, choose_profile
 from .runtime import HttpToolsConfigEntry
+from .small_model import asks_for, texts_of
 from .speech import async_spoken_message
 from .stable_prompt import MessageNotes
 from .turn import Ask, Turn, this_turn, turn_rules
@@ -63,22 +67,48 @@ def _last_round(chat_log: conversation.ChatLog) -> list[conversation.ToolResultC
     return found[::-1]
 
 
-def _failed(content: conversation.ToolResultContent) -> bool:
-    """Whether a call got an error instead of a result."""
-    text = content.result.data.get(RESULT_KEY)
-    return content.result.error or (isinstance(text, str) and text.startswith("Error:"))
+# Assist's overview of the house: what the model reads to act, never an
+# answer of its own.
+_CONTEXT_TOOLS = ("GetLiveContext",)
+
+
+def _asked(
+    content: conversation.ToolResultContent, call: llm.ToolInput | None, question: str
+) -> bool:
+    """Whether the user's words ask for what this call gave: its tool
+    (`small_model.asks_for`: its verb or another word of its name), or every
+    text argument of the call is words of the request."""
+    if content.tool_name.rpartition("__")[2] in _CONTEXT_TOOLS:
+        return False
+    if asks_for(content.tool_name, question):
+        return True
+    texts = texts_of(call.tool_args) if call is not None else frozenset()
+    return bool(texts) and all(text in question.lower() for text in texts)
 
 
 def _results_in_words(
     chat_log: conversation.ChatLog, read_only: frozenset[str]
 ) -> tuple[str, dict[str, str]] | None:
-    """This turn's successful results as an answer ("Rome: sunny, 16 °C.",
-    "apples (3), bananas (6), milk (1).", "Done: eggs (1)."), as a spoken
-    message key and its placeholders; None when no call succeeded."""
+    """This turn's successful results that the request asked for, as an
+    answer ("Rome: sunny, 16 °C.", "apples (3), bananas (6), milk (1).",
+    "Done: eggs (1)."), as a spoken message key and its placeholders; None
+    when none did. The weather nobody asked for, or Assist's overview of
+    the house, is never read out."""
+    question, since = this_turn(chat_log)
+    calls = {
+        call.id: call
+        for content in since
+        if isinstance(content, conversation.AssistantContent)
+        for call in content.tool_calls or ()
+    }
     texts: list[str] = []
     acted = ran = False
-    for content in this_turn(chat_log)[1]:
-        if not isinstance(content, conversation.ToolResultContent) or _failed(content):
+    for content in since:
+        if not isinstance(content, conversation.ToolResultContent) or not succeeded(
+            content
+        ):
+            continue
+        if not _asked(content, calls.get(content.tool_call_id), question):
             continue
         text = content.result.data.get(RESULT_KEY)
         if not isinstance(text, str):
@@ -99,7 +129,7 @@ def _results_in_words(
 
 def _round_failed(chat_log: conversation.ChatLog) -> bool:
     """Whether a call of the last round got an error (the model may retry)."""
-    return any(_failed(content) for content in _last_round(chat_log))
+    return any(not succeeded(content) for content in _last_round(chat_log))
 
 
 class HttpToolsAgentEntity(Entity):
@@ -202,8 +232,11 @@ class HttpToolsAgentEntity(Entity):
         """The guide's loop: ask, run the reply's calls, send their results
         back, until the model answers or the rounds run out."""
         turn = self.turn(chat_log)
+        # The agent's own words in the user's language: the pipeline's, or
+        # the one the request is clearly in.
+        language = guess_language(this_turn(chat_log)[0], language)
+        turn.cut_note = await async_spoken_message(self.hass, language, "cut_off", {})
         rounds = self.entry.runtime_data.settings.max_tool_iterations
-        exhausted: int | None = None
         for turn.round in range(rounds):
             reply = await self._async_ask(chat_log, turn)
             if not reply.calls:
@@ -221,9 +254,8 @@ class HttpToolsAgentEntity(Entity):
                 break
         else:
             # Calls kept coming until the rounds ran out.
-            exhausted = rounds
             await self._async_ask_closing(chat_log, turn)
-        await self._async_answer_if_silent(chat_log, turn, language, exhausted)
+        await self._async_answer_if_silent(chat_log, turn, language)
 
     def _note_required_answered(self, turn: Turn, reply: CompletionStream) -> None:
         """The server does not enforce `required` (llama-cpp-python, small
@@ -249,15 +281,16 @@ class HttpToolsAgentEntity(Entity):
         runtime = self.entry.runtime_data
         request = turn.request(ask)
         try:
-            await self._async_add(
-                chat_log,
-                reply.async_run(
-                    runtime.client,
-                    request.params,
-                    stream=stream,
-                    extra_body=request.extra_body,
-                ),
-            )
+            async with runtime.turns.request():
+                await self._async_add(
+                    chat_log,
+                    reply.async_run(
+                        runtime.client,
+                        request.params,
+                        stream=stream,
+                        extra_body=request.extra_body,
+                    ),
+                )
         except ContextOverflowError as err:
             if turn.refitted:
                 raise  # spoken as the server's error
@@ -403,7 +436,6 @@ class HttpToolsAgentEntity(Entity):
         chat_log: conversation.ChatLog,
         turn: Turn,
         language: str | None,
-        exhausted_rounds: int | None,
     ) -> None:
         """Never leave the user with silence, nor with a claim: say what
         happened, in words that are the agent's own (marked so in the chat
@@ -428,22 +460,35 @@ class HttpToolsAgentEntity(Entity):
             return
         if said and not turn.nothing_done:
             return
-        placeholders = {"rounds": str(exhausted_rounds)}
+        question = this_turn(chat_log)[0]
+        asked_action = asks_for_action(question)
         result = _results_in_words(chat_log, turn.offered.read_only)
+        placeholders: dict[str, str] = {}
+        ran = turn.calls_run > 0
         if turn.nothing_done:
             # A narration, a claim or a made-up result again, never the
             # call: nothing was done.
-            key = "no_result" if turn.retried is Withheld.RESULT else "nothing_done"
-        elif result is not None:
+            if turn.retried is Withheld.RESULT or not asked_action:
+                key = "no_result" if not ran else "could_not_find_out"
+            else:
+                key = "nothing_done" if not ran else "not_done"
+        elif result is not None and not (asked_action and not acts.done):
             # A weak model that ran tools but could not put their results
             # into words (even when its rounds ran out): read the results.
             key, placeholders = result
-        elif exhausted_rounds is not None:
-            key = "rounds_exhausted"
+        elif not any(
+            isinstance(content, conversation.ToolResultContent)
+            for content in this_turn(chat_log)[1]
+        ):
+            key = "empty_answer"  # no call was even tried: the model was silent
+        elif asked_action:
+            # A change was asked for and none ran: never a read-out of
+            # other results instead.
+            key = "nothing_done" if not ran else "not_done"
         else:
-            key = "empty_answer"
+            key = "could_not_find_out"
         # Later requests show the results as the answer, never these words.
-        history = result[1].get("result") if result is not None else None
+        history = placeholders.get("result") if result is not None else None
         await self._async_say(chat_log, language, key, placeholders, history)
 
     async def _async_say(

@@ -156,9 +156,18 @@ _ACTION = re.compile(
 )
 
 
+# Asking to be told something: a question, whatever its verb ("Tell me the
+# weather in Rome.", "Dimmi cosa c'è nella lista.").
+_INFO_REQUEST = re.compile(
+    r"\b(?:tell|show|give)\s+me\b|\blet\s+me\s+know\b|"
+    r"\b(?:dimmi|mostrami|fammi\s+sapere)\b|\b(?:dime|muéstrame|muestrame)\b",
+    re.IGNORECASE,
+)
+
+
 def asks_for_action(request: str) -> bool:
     """Whether the user's words ask for something to be done."""
-    return bool(_ACTION.search(request))
+    return bool(_ACTION.search(_INFO_REQUEST.sub(" ", request)))
 
 
 def claims_action(text: str) -> bool:

@@ -24,6 +24,7 @@ from .const import DOMAIN, EVENT_TOOL_CALL, LOGGER
 from .engine.arguments import check_arguments, compile_validator
 from .engine.definitions import ToolDefinition
 from .engine.executor import ToolRunResult, run_tool
+from .outcomes import CallResult
 from .redact import REDACTED
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
 
@@ -32,7 +33,6 @@ API_PROMPT = (
     "Call a tool whenever the request needs data or an action it provides; "
     "answer from the tool's result."
 )
-RESULT_KEY = "result"
 
 # Methods that only read: a tool using them changes nothing on its server.
 SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
@@ -120,8 +120,7 @@ class HttpTool(llm.Tool):
         llm_context: llm.LLMContext,
     ) -> llm.ToolResult:
         """Run the HTTP request; failures are text the model can read."""
-        result = await self.async_run(hass, tool_input, llm_context)
-        return llm.ToolResult(data={RESULT_KEY: result.text}, error=not result.ok)
+        return CallResult.of_run(await self.async_run(hass, tool_input, llm_context))
 
     async def async_run(
         self,

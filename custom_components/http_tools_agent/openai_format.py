@@ -22,7 +22,8 @@ from openai.types.chat.chat_completion_message_function_tool_call_param import F
 from openai.types.shared_params import FunctionDefinition
 import probatio
 
-from .llm_api import RESULT_KEY, DateTimeTool, HttpTool
+from .llm_api import DateTimeTool, HttpTool
+from .outcomes import RESULT_KEY
 
 # Home Assistant's name test for a date-and-time tool (it then leaves its
 # clock line out of the system prompt).

@@ -26,6 +26,7 @@ from .const import (
 from .engine.executor import ToolRunResult
 from .engine.hosts import HostPolicy
 from .server_info import ServerInfo
+from .server_turns import ServerTurns
 from .tools import EntryTools
 
 type HttpToolsConfigEntry = ConfigEntry[HttpToolsRuntime]
@@ -93,6 +94,8 @@ class HttpToolsRuntime:
     settings: ToolSettings
     availability: ServerAvailability
     server_info: ServerInfo = field(default_factory=ServerInfo)
+    # The agents' turns under way on the server (`server_turns`).
+    turns: ServerTurns = field(default_factory=ServerTurns)
     recent_errors: deque[RecentError] = field(
         default_factory=lambda: deque(maxlen=MAX_RECENT_ERRORS)
     )

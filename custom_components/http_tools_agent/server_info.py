@@ -83,6 +83,24 @@ class ServerInfo:
         }
 
 
+# How a server of each kind is named in an entry's title.
+_KIND_NAMES = {
+    KIND_LLAMA_CPP: "llama.cpp",
+    KIND_LLAMA_CPP_PYTHON: "llama-cpp-python",
+    KIND_OLLAMA: "Ollama",
+    KIND_VLLM: "vLLM",
+    KIND_OPENAI: "OpenAI",
+}
+
+
+def entry_title(kind: str, model: str | None, server: str) -> str:
+    """An entry's title: what the server is and the model its first agent
+    uses ("llama.cpp · qwen2.5-3b"); a server of no known kind by its
+    address (`server`: the URL without credentials)."""
+    name = _KIND_NAMES.get(kind) or server.split("://", 1)[-1].removesuffix("/v1")
+    return f"{name} · {model}" if model else name
+
+
 def _int(value: object) -> int | None:
     return (
         value

@@ -175,6 +175,9 @@ class Turn:
     # The turn ended on a narration, a claim or a made-up result: the agent
     # says nothing was done.
     nothing_done: bool = False
+    # What ends a reply cut for running away (`runaway.py`), in the user's
+    # language.
+    cut_note: str = ""
 
     data_calls: DataCalls = field(init=False)
     names: ToolNames = field(init=False)
@@ -305,6 +308,7 @@ class Turn:
             read_only=self.offered.read_only,
             places=self.places,
             names=self.names,
+            cut_note=self.cut_note,
         )
 
     def after_round(self, reply: CompletionStream) -> None:

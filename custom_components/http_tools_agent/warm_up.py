@@ -252,6 +252,9 @@ class PromptWarmer:
             self._running = False
 
     async def _async_send(self) -> None:
+        # Never beside a turn: a server may cut the turn's stream for it
+        # (`server_turns`); the turn's device may change what is sent.
+        await self._entry.runtime_data.turns.async_wait_idle()
         try:
             request = await self._build()
         except HomeAssistantError as err:
@@ -262,12 +265,12 @@ class PromptWarmer:
             return
         params = request.params.copy()
         params["max_tokens"] = 1
-        client = self._entry.runtime_data.client.with_options(
-            timeout=WARM_UP_TIMEOUT, max_retries=0
-        )
+        runtime = self._entry.runtime_data
+        client = runtime.client.with_options(timeout=WARM_UP_TIMEOUT, max_retries=0)
         began = time.monotonic()
         try:
-            await async_complete(client, params, request.extra_body)
+            async with runtime.turns.request():
+                await async_complete(client, params, request.extra_body)
         except (openai.OpenAIError, httpx.HTTPError, ValueError) as err:
             LOGGER.debug(
                 "The warm-up of %s failed (%s): its first question reads the "

@@ -21,6 +21,7 @@ from custom_components.http_tools_agent.engine.executor import (
     DEFAULT_MAX_CHARS,
     DEFAULT_TIMEOUT,
     TRUNCATION_SUFFIX,
+    Outcome,
     ToolRunResult,
     _scrub,
     run_tool,
@@ -154,6 +155,7 @@ async def test_get_weather_example(
         duration=result.duration,
         error=None,
         bytes_read=len(reply.encode()),
+        outcome=Outcome.DONE,
     )
     assert 0 < result.duration < 5
 
@@ -282,6 +284,7 @@ async def test_dot_segments_never_sent(
     )
     assert (result.ok, result.status, result.method) == (False, None, "DELETE")
     assert result.error == result.text.removeprefix("Error: ")
+    assert result.outcome is Outcome.NOT_SENT
     assert server.requests == []
 
 
@@ -368,6 +371,7 @@ async def test_http_errors(
     result = await run_tool(session, tools["get_item"], {"id": "1"})
     assert result.text.encode() == text.encode()
     assert (result.ok, result.status, result.error) == (False, status, f"HTTP {status}")
+    assert result.outcome is Outcome.HTTP_ERROR
 
 
 async def test_http_error_body_truncated(
@@ -489,6 +493,7 @@ async def test_timeout(server: RecordingServer, session: aiohttp.ClientSession) 
     assert result.text == "Error: tool request failed: timeout after 0.2 s"
     assert result.error == "timeout after 0.2 s"
     assert (result.ok, result.status, result.method) == (False, None, "GET")
+    assert result.outcome is Outcome.UNREACHABLE
     assert 0.15 < result.duration < 1.5
 
 
@@ -522,6 +527,7 @@ async def test_connection_refused(session: aiohttp.ClientSession) -> None:
         f"Error: tool request failed: Cannot connect to host 127.0.0.1:{port}"
     )
     assert result.error == result.text.removeprefix("Error: tool request failed: ")
+    assert result.outcome is Outcome.UNREACHABLE
     assert (result.ok, result.status, result.method) == (False, None, "POST")
     assert "secret" not in result.text
 

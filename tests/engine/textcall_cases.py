@@ -179,6 +179,85 @@ _HERMES_ROME = (
 )
 
 CASES: list[Case] = [
+    # Near-JSON (repair.py): a slip with one reading is mended; anything
+    # else stays a problem the model reads.
+    (
+        "near_json_wrong_closer",
+        # Qwen2.5-Coder-0.5B in the demo, for "What's on my shopping list?".
+        '{"name": "get_weather", "arguments": {"city": "Rome"}]}',
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        "}",
+    ),
+    (
+        "near_json_trailing_comma",
+        '{"name": "get_weather", "arguments": {"city": "Rome",},}',
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "near_json_extra_closer",
+        '{"name": "get_weather", "arguments": {"city": "Rome"}}}',
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        "}",
+    ),
+    (
+        "near_json_cut_off_after_a_value",
+        '{"name": "get_weather", "arguments": {"city": "Rome"',
+        [("get_weather", {"city": "Rome"})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "near_json_cut_inside_a_string_stays_a_problem",
+        '{"name": "get_weather", "arguments": {"city": "Ro',
+        [],
+        "",
+        1,
+        "",
+    ),
+    (
+        "near_json_two_readings_stay_a_problem",
+        # An object whose keys turn into an escaped string half way.
+        '{"name": "get_weather", "arguments": {"city":"Rome","unit\\":\\"c\\"}}',
+        [],
+        "",
+        1,
+        "",
+    ),
+    (
+        "call_shaped_broken_json_of_no_tool_is_no_speech",
+        # Qwen2.5-Coder-0.5B in the demo, for "What time is it?".
+        '{"name": "GetTheTime", "arguments": {"name": "area": "Living room"}}',
+        [],
+        "",
+        1,
+        "",
+    ),
+    # A model that writes its template's result tags echoes a result: never
+    # speech, the tags alone neither.
+    (
+        "tool_response_block_is_not_speech",
+        '<tool_response>\n{"result": "Rome: sunny"}\n</tool_response>\nIt is sunny.',
+        [],
+        "It is sunny.",
+        0,
+        '\n{"result": "Rome: sunny"}\n',
+    ),
+    (
+        "closing_tool_response_alone_is_dropped",
+        "Rome is sunny.</tool_response>",
+        [],
+        "Rome is sunny.",
+        0,
+        "",
+    ),
     # Echoes of a tool result after a call are not speech; the same JSON
     # without a call before it is an ordinary answer.
     (
@@ -724,6 +803,13 @@ FRAGMENTS: list[str] = [
     "<think>thinking about it</think>",
     "<think>",
     "</think>",
+    "<tool_response>",
+    "</tool_response>",
+    '<tool_response>\n{"result": "Rome: sunny"}\n</tool_response>',
+    # Near-JSON as Qwen2.5-Coder-0.5B writes it (repair.py).
+    '{"name": "get_weather", "arguments": {"city": "Rome"}]}',
+    '{"name": "get_weather", "arguments": {"city": "Rome",}}',
+    '{"name": "get_weather", "arguments": {"city": "Rome"}}}',
     "<tool_call>",
     "</tool_call>",
     "<function=get_weather>",

@@ -23,6 +23,7 @@ import asyncio
 import codecs
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import StrEnum
 import math
 import time
 from typing import Any
@@ -45,6 +46,18 @@ _READ_CHUNK = 65_536
 _MIN_SECRET_LENGTH = 3
 
 
+class Outcome(StrEnum):
+    """What became of one request: callers decide by this, never by the
+    wording of `ToolRunResult.text`."""
+
+    DONE = "done"  # the service answered with a 2xx status
+    HTTP_ERROR = "http_error"  # it answered with another status
+    UNREACHABLE = "unreachable"  # no answer: connection, TLS, timeout
+    # Nothing was sent: the arguments or the request are invalid, or the
+    # host policy does not allow its host.
+    NOT_SENT = "not_sent"
+
+
 @dataclass(frozen=True, slots=True)
 class ToolRunResult:
     """Outcome of one tool call."""
@@ -58,6 +71,7 @@ class ToolRunResult:
     duration: float
     error: str | None
     bytes_read: int = 0
+    outcome: Outcome = Outcome.NOT_SENT
 
 
 def truncate(text: str, max_chars: int) -> tuple[str, bool]:
@@ -246,6 +260,7 @@ async def run_tool(
         text: str,
         *,
         error: str | None,
+        outcome: Outcome = Outcome.NOT_SENT,
         method: str | None = None,
         status: int | None = None,
         ok: bool = False,
@@ -265,6 +280,7 @@ async def run_tool(
             duration=time.monotonic() - started,
             error=error,
             bytes_read=bytes_read,
+            outcome=outcome,
         )
 
     # Reported with the outcome; build_request refuses an invalid one.
@@ -303,12 +319,18 @@ async def run_tool(
     except TimeoutError:
         reason = f"timeout after {_format_seconds(seconds)} s"
         return finish(
-            f"Error: tool request failed: {reason}", method=method, error=reason
+            f"Error: tool request failed: {reason}",
+            method=method,
+            error=reason,
+            outcome=Outcome.UNREACHABLE,
         )
     except Exception as err:  # never raise: the model gets text
         reason = _scrub(_describe(err), prepared.headers, prepared.secret_values)
         return finish(
-            f"Error: tool request failed: {reason}", method=method, error=reason
+            f"Error: tool request failed: {reason}",
+            method=method,
+            error=reason,
+            outcome=Outcome.UNREACHABLE,
         )
 
     body = _decode(response.data, response.charset, final=not response.capped)
@@ -324,8 +346,13 @@ async def run_tool(
     }
     if 200 <= status < 300:
         text = body if body.strip() else f"HTTP {status}"
-        return finish(text, ok=True, error=None, **common)
+        return finish(text, ok=True, error=None, outcome=Outcome.DONE, **common)
     reason = f"HTTP {status}"
     if response.note:
         reason += f" ({response.note})"
-    return finish(f"Error: HTTP {status} — {body}", error=reason, **common)
+    return finish(
+        f"Error: HTTP {status} — {body}",
+        error=reason,
+        outcome=Outcome.HTTP_ERROR,
+        **common,
+    )

@@ -12,7 +12,7 @@ from __future__ import annotations
 import json
 import re
 
-from .json_calls import close_truncated_json, is_json, parse_bare_json
+from .json_calls import is_json, parse_bare_json
 from .markup import Parsed, problem
 from .names import ToolNames
 
@@ -204,11 +204,10 @@ class BareJson:
         self._parts = []
         if self._echo or not self._committed:
             return Parsed(thinking=[self._prefix, raw])
-        repaired = close_truncated_json(raw)
-        if repaired is not None:
-            result = parse_bare_json(repaired, self._tools, committed=True)
-            if result is not None and result.calls and not result.problems:
-                return result  # only the closing brackets were cut off
+        # Only closing brackets cut off, or near-JSON (`repair.py`).
+        result = parse_bare_json(raw, self._tools, committed=True)
+        if result is not None and result.calls and not result.problems:
+            return result
         reason = "the reply ended before the JSON call was complete"
         return Parsed(problems=[problem(reason, raw)])
 
@@ -264,7 +263,12 @@ class BareJson:
                 return self._reject(text, k, k)
             result: Parsed | None = Parsed(thinking=[raw])
         else:
-            result = parse_bare_json(raw, self._tools, committed=self._committed)
+            # Exactly the keys of a call, of no offered tool: a call attempt
+            # (its JSON broken or not), never speech.
+            attempt = self._committed or (
+                self._keys == _CALL_SHAPE and bool(self._tools)
+            )
+            result = parse_bare_json(raw, self._tools, committed=attempt)
             if result is None and self._echo_possible and is_json(raw):
                 # Call-like keys but no call ({"id": "4", "name": "bread"}).
                 result = Parsed(thinking=[raw])

@@ -15,7 +15,7 @@ from typing import Any
 from .bare_json import BareJson
 from .blocks import TaggedBlock
 from .fences import Fence, FenceEnd
-from .markup import FUNC, PARAM, TAGS, TAIL, THINK, THINK_END, TOOL_CALL, Parsed
+from .markup import FUNC, HOLDING, PARAM, TAGS, TAIL, TOOL_CALL, Parsed
 from .names import ToolNames
 
 
@@ -38,12 +38,14 @@ class FilterOutput:
     # What a scanner held back from speech (JSON echoing a tool result); it is
     # in ``thinking`` too.
     held: str = ""
+    repaired: int = 0  # of ``calls``, those read from near-JSON
 
     def extend(self, other: FilterOutput) -> None:
         """Append ``other`` (a later step) to this output."""
         self.text += other.text
         self.thinking += other.thinking
         self.held += other.held
+        self.repaired += other.repaired
         self.calls.extend(other.calls)
         self.problems.extend(other.problems)
 
@@ -97,6 +99,7 @@ class TextCallFilter:
         self._held_out: list[str] = []
         self._calls: list[TextCall] = []
         self._problems: list[str] = []
+        self._repaired = 0
         self._stack: list[_Item] = []
         self._reset()
 
@@ -108,7 +111,8 @@ class TextCallFilter:
         self._junction = False  # markup was removed since the last spoken text
         self._skip = False  # no fence or JSON at the start of this piece
         self._tag = ""  # what may be the start of a tag
-        self._think_hold = ""  # what may be the start of </think>
+        self._think_hold = ""  # what may be the start of the holding end tag
+        self._think_end = ""  # the end tag of the holding block (</think>)
         self._reply_calls = 0  # calls found so far in this reply
         self._object_tail = False  # bare JSON just ended: "," or "]" may follow
 
@@ -146,7 +150,9 @@ class TextCallFilter:
             calls=self._calls,
             problems=self._problems,
             held="".join(self._held_out),
+            repaired=self._repaired,
         )
+        self._repaired = 0
         self._text_out = []
         self._think_out = []
         self._held_out = []
@@ -220,6 +226,7 @@ class TextCallFilter:
 
     def _add(self, result: Parsed) -> None:
         self._reply_calls += len(result.calls)
+        self._repaired += result.repaired
         self._calls.extend(TextCall(name, args) for name, args in result.calls)
         self._problems.extend(result.problems)
         self._think_out.extend(result.thinking)
@@ -310,9 +317,10 @@ class TextCallFilter:
 
     def _open(self, tag: str) -> None:
         """A complete tag was read in text mode."""
-        if tag == THINK:
+        if tag in HOLDING:
             self._mode = _THINK
             self._think_hold = ""
+            self._think_end = HOLDING[tag]
         elif tag in _BLOCK_TAGS:
             self._begin_block(tag)
         else:  # a closing tag with nothing open: dropped
@@ -323,18 +331,19 @@ class TextCallFilter:
 
     def _step_think(self, text: str, i: int) -> int:
         hold = self._think_hold
+        end = self._think_end
         window = hold + text[i:] if hold or i else text
-        p = window.find(THINK_END)
+        p = window.find(end)
         if p >= 0:
             if p:
                 self._think_out.append(window[:p])
             self._think_hold = ""
             self._mode = _TEXT
             self._removed()
-            return i + p + len(THINK_END) - len(hold)
+            return i + p + len(end) - len(hold)
         keep = 0
-        for k in range(min(len(THINK_END) - 1, len(window)), 0, -1):
-            if window.endswith(THINK_END[:k]):
+        for k in range(min(len(end) - 1, len(window)), 0, -1):
+            if window.endswith(end[:k]):
                 keep = k
                 break
         if len(window) > keep:

@@ -15,6 +15,7 @@ from typing import Any
 
 from .markup import Parsed, RawCall, json_reason, problem
 from .names import ToolNames
+from .repair import repair_json
 
 _META_KEYS = frozenset({"name", "type", "id"})
 _SHAPE = 'expected a JSON object with "name" and "arguments"'
@@ -34,36 +35,6 @@ def _call_shaped(obj: dict[str, Any]) -> bool:
     return isinstance(args, dict) or (
         isinstance(args, str) and args.strip().startswith("{")
     )
-
-
-def close_truncated_json(raw: str) -> str | None:
-    """`raw` with the closing brackets a cut-off reply left out, or None.
-
-    Only when nothing but closers is missing: the text must not end inside a
-    string or after a partial value, so no argument is ever guessed.
-    """
-    stack: list[str] = []
-    in_str = esc = False
-    for c in raw:
-        if in_str:
-            if esc:
-                esc = False
-            elif c == "\\":
-                esc = True
-            elif c == '"':
-                in_str = False
-        elif c == '"':
-            in_str = True
-        elif c in "{[":
-            stack.append("}" if c == "{" else "]")
-        elif c in "}]":
-            expected = stack.pop() if stack else None
-            if expected != c:
-                return None
-    body = raw.rstrip()
-    if in_str or not stack or not body or body[-1] not in '}]"':
-        return None
-    return body + "".join(reversed(stack))
 
 
 def json_call(obj: Any, tools: ToolNames, *, tagged: bool) -> RawCall | str | None:
@@ -116,9 +87,11 @@ def parse_bare_json(raw: str, tools: ToolNames, *, committed: bool) -> Parsed | 
     try:
         value = json.loads(raw, strict=False)
     except (ValueError, RecursionError) as err:
-        if committed:
-            return Parsed(problems=[problem(f"invalid JSON ({json_reason(err)})", raw)])
-        return None
+        if not committed:
+            return None
+        if (mended := _mended_calls(raw, tools)) is not None:
+            return mended
+        return Parsed(problems=[problem(f"invalid JSON ({json_reason(err)})", raw)])
     items = value if isinstance(value, list) else [value]
     if not items:
         return None
@@ -132,6 +105,26 @@ def parse_bare_json(raw: str, tools: ToolNames, *, committed: bool) -> Parsed | 
         elif r is not None:
             out.calls.append(r)
     return out
+
+
+def _mended_calls(raw: str, tools: ToolNames) -> Parsed | None:
+    """The calls of near-JSON (`repair.py`), when the mend gives calls of
+    offered tools and nothing else."""
+    mended = repair_json(raw)
+    if mended is None:
+        return None
+    try:
+        value = json.loads(mended, strict=False)
+    except ValueError, RecursionError:
+        return None
+    items = value if isinstance(value, list) else [value]
+    calls: list[RawCall] = []
+    for item in items:
+        got = json_call(item, tools, tagged=False)
+        if not isinstance(got, tuple) or tools.resolve(got[0]) is None:
+            return None
+        calls.append(got)
+    return Parsed(calls=calls, repaired=len(calls)) if calls else None
 
 
 def is_json(raw: str) -> bool:

@@ -15,7 +15,24 @@ PARAM = "<parameter="
 PARAM_END = "</parameter>"
 THINK = "<think>"
 THINK_END = "</think>"
-TAGS = (TOOL_CALL, TOOL_CALL_END, FUNC, FUNC_END, PARAM, PARAM_END, THINK, THINK_END)
+# Qwen's and Hermes' templates wrap a tool's result in these: a model that
+# writes one echoes a result (never speech).
+TOOL_RESPONSE = "<tool_response>"
+TOOL_RESPONSE_END = "</tool_response>"
+TAGS = (
+    TOOL_CALL,
+    TOOL_CALL_END,
+    FUNC,
+    FUNC_END,
+    PARAM,
+    PARAM_END,
+    THINK,
+    THINK_END,
+    TOOL_RESPONSE,
+    TOOL_RESPONSE_END,
+)
+# Tags whose text until their end tag is not speech: thinking, an echo.
+HOLDING = {THINK: THINK_END, TOOL_RESPONSE: TOOL_RESPONSE_END}
 TAIL = max(len(t) for t in TAGS) - 1
 """Characters to keep from one delta to find a tag that the next one completes."""
 
@@ -34,6 +51,7 @@ class Parsed:
     problems: list[str] = field(default_factory=list)
     thinking: list[str] = field(default_factory=list)
     rest: str = ""  # text after the calls of an unclosed block: released as text
+    repaired: int = 0  # calls read from near-JSON (`repair.py`)
 
 
 def problem(reason: str, markup: str) -> str:

@@ -70,7 +70,8 @@ class ToolNames:
         else the unique offered name that differs only by a synonym of its
         first word, the verb (``remove_item`` for ``delete_item``); else the
         unique one that differs only in case and separators (``GetWeather``,
-        ``http-tools__GetWeather`` for ``http-tools__get_weather``).
+        ``http-tools__GetWeather`` for ``http-tools__get_weather``); else
+        what the name after its last ``__`` resolves to.
         """
         written = written.strip()
         if written in self._exact:
@@ -89,6 +90,12 @@ class ToolNames:
         found = self._bare.get(_bare(written))
         if found is not None and len(set(found)) == 1:
             return found[0]
+        # A namespace written wrong or in part (`assist__HassTurnOn`,
+        # `assistant__intent__HassTurnOn` for `assist__intent__HassTurnOn`):
+        # the name after it, when only one offered tool has it.
+        prefix, _, tail = written.rpartition("__")
+        if prefix and tail:
+            return self.resolve(tail)
         return None
 
     def param_schema(self, tool: str, param: str) -> Mapping[str, Any] | None:
