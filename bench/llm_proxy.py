@@ -40,6 +40,10 @@ class Exchange:
     usage: dict[str, Any] | None = None
     timings: dict[str, Any] | None = None
     label: str = ""
+    # The answer as the server sent it, byte for byte (to replay in tests).
+    status: int = 0
+    content_type: str = ""
+    answer: bytearray = field(default_factory=bytearray)
 
     @property
     def prompt_evaluated(self) -> int | None:
@@ -130,6 +134,9 @@ class RecordingProxy(LoopbackServer):
             )
             await response.prepare(request)
             streamed = "event-stream" in upstream.headers.get("Content-Type", "")
+            if exchange is not None:
+                exchange.status = upstream.status
+                exchange.content_type = upstream.headers.get("Content-Type", "")
             pending = b""
             async for piece in upstream.content.iter_any():
                 try:
@@ -140,6 +147,7 @@ class RecordingProxy(LoopbackServer):
                     break
                 if exchange is None:
                     continue
+                exchange.answer += piece
                 pending += piece
                 if not streamed:
                     continue

@@ -70,11 +70,27 @@ class Answer:
     tool_requests: list[str] = field(default_factory=list)
     # Each chat completion of the turn: what the model wrote, raw.
     model_replies: list[dict[str, Any]] = field(default_factory=list)
+    # The same as replayable captures (`capture`), with `--captures`.
+    captures: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
 
     def as_json(self) -> dict[str, Any]:
         """For a JSON line."""
         return asdict(self)
+
+
+def capture(exchange: Exchange, question: str) -> dict[str, Any]:
+    """One exchange as a replayable capture (`tests/fixtures/demo/`): the
+    request, and the answer byte for byte."""
+    return {
+        "server": "llama-cpp-python",
+        "model": exchange.body.get("model"),
+        "question": question,
+        "request": exchange.body,
+        "status": exchange.status,
+        "content_type": exchange.content_type,
+        "body": exchange.answer.decode("utf-8", "replace"),
+    }
 
 
 def _reply(exchange: Exchange) -> dict[str, Any]:
@@ -345,7 +361,9 @@ class DemoHass:
             f"{r.target} {r.body.decode('utf-8', 'replace')}".rstrip()
             for r in self.tools.requests[tool_requests:]
         ]
-        answer.model_replies = [_reply(e) for e in self.proxy.exchanges[exchanges:]]
+        turn = self.proxy.exchanges[exchanges:]
+        answer.model_replies = [_reply(e) for e in turn]
+        answer.captures = [capture(e, question) for e in turn]
         return answer
 
     async def _ask_rest(
@@ -440,6 +458,7 @@ async def _main(args: argparse.Namespace) -> None:
                 if line.strip() and not line.startswith("#")
             ]
         conversation: str | None = None
+        asked = 0
         for question in questions:
             if question == "--new":
                 conversation = None
@@ -447,6 +466,9 @@ async def _main(args: argparse.Namespace) -> None:
             answer = await demo.ask(question, conversation, via=args.via)
             if args.conversation:
                 conversation = answer.conversation_id
+            asked += 1
+            if args.captures:
+                _save_captures(answer, args.captures, asked)
             _show(answer, out)
         for question in args.restart_ask:
             # Asked as soon as the agent is there: its warm-up is under way.
@@ -454,6 +476,16 @@ async def _main(args: argparse.Namespace) -> None:
             _show(await demo.ask(question, via=args.via), out)
     if out is not None:
         out.close()
+
+
+def _save_captures(answer: Answer, folder: Path, number: int) -> None:
+    """Each of the turn's exchanges as `NNN-K.json` in `folder`."""
+    folder.mkdir(parents=True, exist_ok=True)
+    for index, exchange in enumerate(answer.captures):
+        path = folder / f"{number:03d}-{index}.json"
+        path.write_text(
+            json.dumps(exchange, ensure_ascii=False, indent=1), encoding="utf-8"
+        )
 
 
 def _show(answer: Answer, out: Any) -> None:
@@ -465,7 +497,9 @@ def _show(answer: Answer, out: Any) -> None:
     if answer.error:
         print(f"  error: {answer.error}")
     if out is not None:
-        out.write(json.dumps(answer.as_json(), ensure_ascii=False) + "\n")
+        record = answer.as_json()
+        record.pop("captures")
+        out.write(json.dumps(record, ensure_ascii=False) + "\n")
         out.flush()
 
 
@@ -481,4 +515,5 @@ if __name__ == "__main__":
     parser.add_argument("--file", type=Path, help='a question a line; "---": new')
     parser.add_argument("--workdir")
     parser.add_argument("--out", type=Path)
+    parser.add_argument("--captures", type=Path, help="a folder for raw exchanges")
     asyncio.run(_main(parser.parse_args()))

@@ -16,7 +16,7 @@ import re
 
 from homeassistant.components import conversation
 
-from .outcomes import CallOutcome, CallResult, content_outcome
+from .outcomes import CallOutcome, CallResult, content_outcome, failed_targets
 
 
 @dataclass(frozen=True, slots=True)
@@ -50,6 +50,13 @@ def failure_of(content: conversation.ToolResultContent) -> Failure | None:
     outcome = content_outcome(content)
     if outcome is CallOutcome.DONE or not outcome.ran:
         return None
+    details = content.result.data.get("data")
+    if (
+        outcome is CallOutcome.FAILED
+        and isinstance(details, dict)
+        and (names := failed_targets(details))
+    ):
+        return Failure("reason_failed_targets", {"names": ", ".join(names)})
     if outcome is CallOutcome.HTTP_ERROR:
         result = content.result
         status = result.status if isinstance(result, CallResult) else None

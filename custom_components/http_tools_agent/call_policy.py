@@ -11,14 +11,18 @@ model reads. The small-model rules are in `small_model.py`.
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Mapping
+from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field
 import json
 import secrets
 import string
 from typing import Any
 
+from homeassistant.components import conversation
+
+from .engine.lookup import ids_in_text
 from .engine.textcalls import TextCallFilter, ToolNames
+from .outcomes import RESULT_KEY
 
 
 def over_budget_error(limit: int) -> str:
@@ -46,6 +50,33 @@ def call_key(name: str, arguments: Mapping[str, Any]) -> str:
         return name + json.dumps(arguments, sort_keys=True, default=str)
     except ValueError, RecursionError:
         return f"{name}#{id(arguments)}"  # pathological arguments: never equal
+
+
+def untrusted_id_error(value: str, lister: str | None) -> str:
+    """What the model reads for a change whose id it read nowhere."""
+    then = (
+        f"Call {lister} to find the item's id, then use it."
+        if lister
+        else "Use an id a tool's result gave."
+    )
+    return f"Error: not run: the id '{value}' was not read from any result. {then}"
+
+
+def trusted_ids(contents: Sequence[conversation.Content]) -> frozenset[str]:
+    """The ids a change may use: those a tool's result in this conversation
+    showed, and those the user said (`engine.lookup`)."""
+    found: set[str] = set()
+    for content in contents:
+        if isinstance(content, conversation.ToolResultContent):
+            text = content.result.data.get(RESULT_KEY)
+            found |= ids_in_text(
+                text
+                if isinstance(text, str)
+                else json.dumps(content.result.data, default=str)
+            )
+        elif isinstance(content, conversation.UserContent):
+            found |= ids_in_text(content.content)
+    return frozenset(found)
 
 
 COPIED_CALL_ERROR = (

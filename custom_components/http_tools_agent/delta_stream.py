@@ -37,11 +37,13 @@ from .call_policy import (
     call_key,
     new_call_id,
     over_budget_error,
+    untrusted_id_error,
 )
 from .client import async_complete, async_stream_completion
+from .engine.lookup import opaque_ids
 from .engine.textcalls import FilterOutput, TextCallFilter, ToolNames
 from .errors import MalformedResponse, llm_error_handler
-from .honesty import SentenceCheck, SpokenCheck, Withheld
+from .honesty import SentenceCheck, SpokenCheck, Withheld, asks_for_action
 from .outcomes import CallOutcome, CallResult
 from .runaway import RunawayGuard
 from .small_model import (
@@ -50,6 +52,7 @@ from .small_model import (
     MoreOf,
     Rules,
     asks_for,
+    without_invented_filters,
     without_invented_places,
 )
 
@@ -85,6 +88,18 @@ def _first_choice(answer: dict[str, Any]) -> dict[str, Any] | None:
         if isinstance(choice, dict) and choice.get("index", 0) in (0, None):
             return choice
     return None
+
+
+@dataclass(frozen=True, slots=True)
+class Lookup:
+    """A change refused for an id nobody read, whose collection is read
+    first (`Rules.reads_first`): the agent then changes the item the user's
+    words name (`entity.py`)."""
+
+    tool: str
+    arguments: dict[str, Any]
+    key: str  # the argument that holds the id
+    lister: str  # the tool that lists the collection
 
 
 @dataclass(slots=True)
@@ -128,14 +143,22 @@ class CompletionStream:
     names: ToolNames | None = None
     # The house's area and floor names (`Rules.invented_places`).
     places: frozenset[str] = frozenset()
-    # Places left out of intent calls.
+    # Places left out of intent calls; filters left out of reading calls.
     invented_places: int = 0
+    invented_filters: int = 0
     # On the request for the answer: the only calls that run (others are
     # dropped, as on the closing request).
     more_of: MoreOf | None = None
     # Said after a reply cut for running away (`runaway.py`), in the
     # user's language.
     cut_note: str = ""
+    # The ids a change may use (`call_policy.trusted_ids`); None: not checked.
+    trusted_ids: frozenset[str] | None = None
+    # For a tool that changes an item of a collection, the tool listing it.
+    listers: Mapping[str, str] = field(default_factory=dict)
+    # Changes refused for an id nobody read, whose collection is read now.
+    lookups: list[Lookup] = field(default_factory=list)
+    untrusted: int = 0
     text: str = ""
     thinking: str = ""
     # JSON the filter kept from speech (an echo of a result).
@@ -159,8 +182,10 @@ class CompletionStream:
     # What the server reported evaluating, when it says so.
     usage: dict[str, Any] | None = None
     timings: dict[str, Any] | None = None
-    # Calls of this reply read from near-JSON (`engine/textcalls/repair.py`).
+    # Calls of this reply read from near-JSON (`engine/textcalls/repair.py`),
+    # and why markup that was meant as a call could not be read.
     repaired: int = 0
+    unreadable: list[str] = field(default_factory=list)
     _filter: TextCallFilter = field(init=False)
     _spoken: SpokenCheck | None = field(init=False, default=None)
     _runaway: RunawayGuard = field(default_factory=RunawayGuard)
@@ -193,7 +218,11 @@ class CompletionStream:
         speech) has none to speak."""
         if self._spoken is not None and self._spoken.reason is not None:
             return self._spoken.reason
-        if self.held.strip() and not self.text.strip() and not self.calls:
+        if self.text.strip() or self.calls:
+            return None
+        if self.unreadable:
+            return Withheld.UNREADABLE
+        if self.held.strip():
             return Withheld.NOT_SPEECH
         return None
 
@@ -336,7 +365,9 @@ class CompletionStream:
         rest = self._spoken.finish() if self._spoken is not None else ""
         rest = self._runaway.feed(rest) + self._runaway.finish()
         if self._runaway.cut and self.cut_note:
-            rest = f"{rest.rstrip()} {self.cut_note}" if self.text else self.cut_note
+            before = self.text + rest
+            gap = "" if not before or before[-1].isspace() else " "
+            rest = f"{rest}{gap}{self.cut_note}"
         if rest:
             self.text += rest
             deltas.append({"content": rest})
@@ -390,7 +421,13 @@ class CompletionStream:
         for call in out.calls:
             deltas.extend(self._call(call.name, dict(call.arguments), ""))
         for problem in out.problems:
-            deltas.extend(self._unrunnable(UNREADABLE_CALL, {}, problem))
+            # Markup that could not be read: no call in the chat log (a small
+            # model copies the calls it sees there); the turn asks again
+            # (`Withheld.UNREADABLE`).
+            if not self.run_calls or self.more_of is not None:
+                self.dropped += 1
+            else:
+                self.unreadable.append(problem)
         return deltas
 
     def _add_partial(self, tool_call: dict[str, Any]) -> None:
@@ -441,6 +478,8 @@ class CompletionStream:
         runnable, self._runnable = self._runnable, []
         if self.rules.unasked_changes:
             runnable = self._without_unasked_changes(runnable)
+        if self.trusted_ids is not None:
+            runnable = self._without_untrusted_ids(runnable)
         if self.call_budget is not None and len(runnable) > self.call_budget:
             for call in runnable[self.call_budget :]:
                 self._refuse(call, over_budget_error(self.call_limit))
@@ -456,7 +495,14 @@ class CompletionStream:
         """The reply's calls without those that change something nobody asked
         for: the 0.5B model answered "What is 2 plus 2?" with a call to every
         tool."""
-        asked = {c.tool_name for c in runnable if asks_for(c.tool_name, self.question)}
+        # A question asks for no change at all: "Is the bed light on?" drew
+        # HassTurnOn ("on" is a word of turning on).
+        acting = asks_for_action(self.question)
+        asked = {
+            c.tool_name
+            for c in runnable
+            if acting and asks_for(c.tool_name, self.question)
+        }
         kept = []
         for call in runnable:
             if call.tool_name in asked or call.tool_name in self.read_only:
@@ -465,6 +511,43 @@ class CompletionStream:
                 self._refuse(call, UNASKED_ERROR)
                 self.unasked += 1
         return kept
+
+    def _without_untrusted_ids(
+        self, runnable: list[llm.ToolInput]
+    ) -> list[llm.ToolInput]:
+        """The reply's calls without changes whose opaque id was read from
+        no result and said by no one; under `Rules.reads_first` the
+        collection is read instead, once."""
+        assert self.trusted_ids is not None
+        kept: list[llm.ToolInput] = []
+        reads: list[llm.ToolInput] = []
+        for call in runnable:
+            unknown = {
+                key: value
+                for key, value in opaque_ids(call.tool_args).items()
+                if value not in self.trusted_ids
+            }
+            if call.tool_name in self.read_only or not unknown:
+                kept.append(call)
+                continue
+            key, value = next(iter(unknown.items()))
+            lister = self.listers.get(call.tool_name)
+            self._refuse(call, untrusted_id_error(value, lister))
+            self.untrusted += 1
+            if lister is None or not self.rules.reads_first:
+                continue
+            self.lookups.append(
+                Lookup(call.tool_name, dict(call.tool_args), key, lister)
+            )
+            read = call_key(lister, {})
+            if read not in self.seen_calls and not any(
+                r.tool_name == lister for r in (*kept, *reads)
+            ):
+                self.seen_calls.add(read)
+                reads.append(
+                    llm.ToolInput(tool_name=lister, tool_args={}, id=new_call_id())
+                )
+        return kept + reads
 
     def _refuse(self, call: llm.ToolInput, error: str) -> None:
         """A call that will not run: answered with `error` (not a repeat)."""
@@ -490,6 +573,12 @@ class CompletionStream:
                 resolved, arguments, self.places, self.question
             )
             self.invented_places += len(arguments) - len(kept)
+            arguments = kept
+        if self.rules.invented_filters and resolved in self.read_only:
+            kept = without_invented_filters(
+                arguments, self.tool_schemas.get(resolved, {}), self.question
+            )
+            self.invented_filters += len(arguments) - len(kept)
             arguments = kept
         key = call_key(resolved, arguments)
         if key in self.seen_calls:

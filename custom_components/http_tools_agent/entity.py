@@ -31,6 +31,7 @@ from homeassistant.helpers.entity import Entity
 
 from .actions import says_failed
 from .agent_options import AgentOptions
+from .call_policy import call_key, new_call_id
 from .const import (
     CONF_AGENT_TOOLS,
     CONF_BASE_URL,
@@ -41,6 +42,7 @@ from .const import (
 )
 from .context_fit import ContextWindow
 from .delta_stream import CompletionStream, Delta
+from .engine.lookup import named_items
 from .engine.speakable import speakable
 from .errors import ContextOverflowError
 from .honesty import Withheld, asks_for_action
@@ -125,6 +127,24 @@ def _results_in_words(
     if texts:
         return "tool_result_only", {"result": result}
     return "tool_result_empty", {}
+
+
+def _latest_result(chat_log: conversation.ChatLog, tool: str) -> str | None:
+    """The text of this turn's latest successful result of `tool`."""
+    for content in reversed(this_turn(chat_log)[1]):
+        if (
+            isinstance(content, conversation.ToolResultContent)
+            and content.tool_name == tool
+            and succeeded(content)
+        ):
+            return tool_result_text(content.result)
+    return None
+
+
+async def _agent_calls(calls: list[llm.ToolInput]) -> AsyncGenerator[Delta]:
+    """Calls the agent makes itself, as an assistant message without words."""
+    yield {"role": "assistant"}
+    yield {"tool_calls": calls}
 
 
 def _round_failed(chat_log: conversation.ChatLog) -> bool:
@@ -239,6 +259,10 @@ class HttpToolsAgentEntity(Entity):
         rounds = self.entry.runtime_data.settings.max_tool_iterations
         for turn.round in range(rounds):
             reply = await self._async_ask(chat_log, turn)
+            if reply.lookups:
+                await self._async_look_up(chat_log, turn, reply)
+                if turn.verdict is not None:
+                    break
             if not reply.calls:
                 self._note_required_answered(turn, reply)
                 if turn.seen_calls and not reply.text.strip():
@@ -256,6 +280,41 @@ class HttpToolsAgentEntity(Entity):
             # Calls kept coming until the rounds ran out.
             await self._async_ask_closing(chat_log, turn)
         await self._async_answer_if_silent(chat_log, turn, language)
+
+    async def _async_look_up(
+        self, chat_log: conversation.ChatLog, turn: Turn, reply: CompletionStream
+    ) -> None:
+        """Changes refused for an id nobody read: their collection was read
+        (`Rules.reads_first`); the agent makes the change itself on the one
+        item the user's words name, or says that none, or several, do."""
+        question = this_turn(chat_log)[0]
+        calls: list[llm.ToolInput] = []
+        for lookup in reply.lookups:
+            text = _latest_result(chat_log, lookup.lister)
+            if text is None:
+                continue  # the read failed: the model reads why
+            found = named_items(text, lookup.key, question)
+            if len(found) == 1:
+                arguments = {**lookup.arguments, lookup.key: found[0][0]}
+                calls.append(
+                    llm.ToolInput(
+                        tool_name=lookup.tool, tool_args=arguments, id=new_call_id()
+                    )
+                )
+            elif found:
+                names = " / ".join(name for _, name in found)
+                turn.verdict = ("which_one", {"names": names})
+            else:
+                turn.verdict = ("no_match", {})
+        if not calls:
+            return
+        turn.verdict = None
+        for call in calls:
+            turn.seen_calls.add(call_key(call.tool_name, call.tool_args))
+        LOGGER.debug("Changing the items the request names: %s", calls)
+        await self._async_add(chat_log, _agent_calls(calls))
+        turn.calls_run += len(calls)
+        turn.changed = True
 
     def _note_required_answered(self, turn: Turn, reply: CompletionStream) -> None:
         """The server does not enforce `required` (llama-cpp-python, small
@@ -299,6 +358,7 @@ class HttpToolsAgentEntity(Entity):
             # (llama-cpp-python fails inside its stream).
             return await self._async_ask(chat_log, turn, ask)
         turn.calls_run += reply.ran
+        turn.unreadable += bool(reply.unreadable)
         turn.after_round(reply)
         if (tokens := (reply.usage or {}).get("prompt_tokens")) is not None:
             turn.context.calibrate(request.chars, tokens)
@@ -360,6 +420,14 @@ class HttpToolsAgentEntity(Entity):
             runtime.record_quirk("unasked_change")
         if reply.invented_places:
             runtime.record_quirk("invented_place")
+        if reply.invented_filters:
+            runtime.record_quirk("invented_filter")
+        if reply.untrusted:
+            runtime.record_quirk("untrusted_id")
+        if reply.repaired:
+            runtime.record_quirk("near_json_repaired")
+        if reply.ran_away:
+            runtime.record_quirk("runaway_cut")
         if reply.copied_from_results:
             runtime.record_quirk(
                 "call_copied_from_result",
@@ -450,6 +518,9 @@ class HttpToolsAgentEntity(Entity):
             else ""
         )
         acts = turn.actions()
+        if turn.verdict is not None and not acts.done:
+            await self._async_say(chat_log, language, *turn.verdict, None)
+            return
         if acts.failed and not (said and says_failed(said)):
             failure = acts.failed[0]
             reason = await async_spoken_message(
@@ -476,7 +547,7 @@ class HttpToolsAgentEntity(Entity):
             # A weak model that ran tools but could not put their results
             # into words (even when its rounds ran out): read the results.
             key, placeholders = result
-        elif not any(
+        elif not turn.unreadable and not any(
             isinstance(content, conversation.ToolResultContent)
             for content in this_turn(chat_log)[1]
         ):

@@ -267,9 +267,9 @@ def makes_up_result(
     tool's result: it has the form of a result (or an answer) an earlier
     turn got (`earlier`: its request and that text), a number among other
     values ("Paris: sunny, 18°C." after "Rome: sunny, 16°C"), or it holds a
-    number and the request is about what a tool that reads tells
-    (`domains`: each such tool's name and description, e.g. "get_weather:
-    Current weather…")."""
+    number and the request or the sentence is about what a tool that reads
+    tells (`domains`: each such tool's name and description, e.g.
+    "get_weather: Current weather…")."""
     named = set(_words(request))
     mine = _shape(sentence, named)
     form = _skeleton(sentence)
@@ -285,7 +285,11 @@ def makes_up_result(
             return True
     if not _NUMBER.search(sentence):
         return False
-    words = {w for w in named if len(w) > 3 and w not in _COMMON}
+    # The request's words or the sentence's: "Che tempo fa a Milano?" was
+    # answered "The temperature in Milano is 23°C." (get_weather: "Current
+    # weather and temperature for a city.").
+    said_words = named | set(_words(sentence))
+    words = {w for w in said_words if len(w) > 3 and w not in _COMMON}
     return any(words & set(_words(domain.replace("_", " "))) for domain in domains)
 
 
@@ -303,6 +307,8 @@ class Withheld(StrEnum):
     NOT_SPEECH = "json_instead_of_words"
     # A tool's result stated with no call that gave it.
     RESULT = "made_up_result"
+    # Call markup that could not be read, and nothing else (`delta_stream`).
+    UNREADABLE = "unreadable_call"
 
 
 type SentenceCheck = Callable[[str], Withheld | None]

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
@@ -22,6 +22,8 @@ from openai.types.chat.chat_completion_message_function_tool_call_param import F
 from openai.types.shared_params import FunctionDefinition
 import probatio
 
+from .engine.definitions import ToolDefinition
+from .engine.lookup import lister_of
 from .llm_api import DateTimeTool, HttpTool
 from .outcomes import RESULT_KEY
 
@@ -66,11 +68,21 @@ def tool_json_schema(
 @dataclass(frozen=True, slots=True)
 class ChatTools:
     """The tools a turn offers: the `tools` array, each one's parameters
-    schema by name, and the names of those that only read."""
+    schema by name, the names of those that only read, and for an HTTP tool
+    that changes an item of a collection, the tool that lists it
+    (`engine.lookup.lister_of`)."""
 
     tools: list[ChatCompletionFunctionToolParam] = field(default_factory=list)
     schemas: ToolSchemas = field(default_factory=dict)
     read_only: frozenset[str] = frozenset()
+    listers: Mapping[str, str] = field(default_factory=dict)
+
+
+def _http_definition(tool: llm.Tool) -> ToolDefinition | None:
+    inner = tool
+    while isinstance(inner, llm.NamespacedTool):
+        inner = inner.tool
+    return inner.definition if isinstance(inner, HttpTool) else None
 
 
 def chat_tools(llm_api: llm.APIInstance) -> ChatTools:
@@ -82,8 +94,11 @@ def chat_tools(llm_api: llm.APIInstance) -> ChatTools:
     tools: list[ChatCompletionFunctionToolParam] = []
     schemas: ToolSchemas = {}
     read_only: set[str] = set()
+    http: dict[str, ToolDefinition] = {}
     clock = False
     for tool in llm_api.tools:
+        if (definition := _http_definition(tool)) is not None:
+            http[tool.name] = definition
         if tool.name.endswith(DATE_TIME_TOOL):
             if clock:
                 continue
@@ -98,7 +113,14 @@ def chat_tools(llm_api: llm.APIInstance) -> ChatTools:
         tools.append(
             ChatCompletionFunctionToolParam(type="function", function=function)
         )
-    return ChatTools(tools, schemas, frozenset(read_only))
+    offered_as = {definition.name: name for name, definition in http.items()}
+    listers = {
+        name: offered_as[lister.name]
+        for name, definition in http.items()
+        if name not in read_only
+        and (lister := lister_of(definition, http.values())) is not None
+    }
+    return ChatTools(tools, schemas, frozenset(read_only), listers)
 
 
 def tool_result_text(result: llm.ToolResult) -> str:

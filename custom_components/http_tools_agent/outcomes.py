@@ -8,6 +8,7 @@ intents) are read from their structured data, never from their wording.
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
 
@@ -86,15 +87,32 @@ def outcome_of(result: llm.ToolResult) -> CallOutcome:
     if isinstance(result, CallResult):
         return result.outcome
     data = result.data
-    if not result.error and data.get("response_type") != "error":
-        return CallOutcome.DONE
     details = data.get("data")
+    if not result.error and data.get("response_type") != "error":
+        # An intent that ran, but not for every target ("Dim the kitchen
+        # lights": the light took no color).
+        if isinstance(details, dict) and failed_targets(details):
+            return CallOutcome.FAILED
+        return CallOutcome.DONE
     code = details.get("code") if isinstance(details, dict) else None
     if data.get("error") == "MatchFailedError" or code in _NO_DEVICE_CODES:
         return CallOutcome.NO_DEVICE
     if data.get("error") in _NOT_UNDERSTOOD_ERRORS:
         return CallOutcome.NOT_UNDERSTOOD
     return CallOutcome.FAILED
+
+
+def failed_targets(details: Mapping[str, object]) -> list[str]:
+    """The names of an intent's targets that failed (`IntentResponse`'s
+    `failed`)."""
+    failed = details.get("failed")
+    if not isinstance(failed, list):
+        return []
+    return [
+        str(target["name"])
+        for target in failed
+        if isinstance(target, dict) and target.get("name")
+    ]
 
 
 def content_outcome(content: conversation.ToolResultContent) -> CallOutcome:

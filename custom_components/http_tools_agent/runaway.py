@@ -80,6 +80,11 @@ class RunawayGuard:
         """One piece of the current sentence; `ended`: it ends the sentence."""
         sentence = self._current + self._held + piece
         key = _key(sentence)
+        if not key and sentence.strip():
+            # A list's number ("7.") alone: held with what follows it, so a
+            # repeated line is never begun.
+            self._held += piece
+            return ""
         if ended:
             if len(key) >= MIN_REPEAT and key in self._said:
                 self.cut = True

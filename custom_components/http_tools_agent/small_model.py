@@ -37,7 +37,8 @@ class Rules:
     # of this turn asks for runs not (`asks_for`): "Add milk to the list."
     # drew the add, the weather for Paris, the list and a notification to
     # the family; "What is 2 plus 2?" a call to every tool. Alone in its
-    # reply or beside others: a change is asked for or it does not run.
+    # reply or beside others: a change is asked for or it does not run, and
+    # a question asks for none ("Is the bed light on?" drew HassTurnOn).
     unasked_changes: bool = False
     # In a turn in which no tool ran, a reply that states what a tool would
     # have returned (the shape of an earlier result with other values, or
@@ -51,6 +52,15 @@ class Rules:
     # the 0.5B model turned "Turn on the kitchen lights." into HassTurnOn
     # with an invented floor, which matched no device.
     invented_places: bool = False
+    # A reading call's optional text argument that is none of the user's
+    # words is left out: a filter nobody asked for finds nothing. "What's on
+    # my shopping list?" drew `list_items` with `{"search": "shoes"}`.
+    invented_filters: bool = False
+    # A change refused for an id nobody read (`call_policy.untrusted_ids`)
+    # reads the collection first (its `GET` tool), and the agent changes the
+    # one item whose name the user said: "remove the bread" drew
+    # `delete_item` with an id the 0.5B model invented (the apples went).
+    reads_first: bool = False
 
 
 PLAIN = Rules()
@@ -60,6 +70,8 @@ SMALL_RULES = Rules(
     unasked_changes=True,
     results_need_calls=True,
     invented_places=True,
+    invented_filters=True,
+    reads_first=True,
 )
 
 
@@ -296,4 +308,22 @@ def without_invented_places(
         or not isinstance(value, str)
         or value.strip().lower() in places
         or value.strip().lower() in said
+    }
+
+
+# --- Invented filters ---------------------------------------------------------
+
+
+def without_invented_filters(
+    arguments: dict[str, Any], schema: Mapping[str, Any], request: str
+) -> dict[str, Any]:
+    """A reading call's arguments without the optional text ones that are
+    none of the user's words (`schema`: the tool's parameters)."""
+    required = schema.get("required")
+    needed = set(required) if isinstance(required, list) else set()
+    said = request.lower()
+    return {
+        key: value
+        for key, value in arguments.items()
+        if key in needed or not isinstance(value, str) or value.strip().lower() in said
     }

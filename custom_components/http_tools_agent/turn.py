@@ -26,7 +26,7 @@ from openai.types.chat.completion_create_params import CompletionCreateParamsBas
 
 from .actions import Actions, turn_actions
 from .agent_options import AgentOptions, ToolChoice, request_extra, thinking_fields
-from .call_policy import DataCalls
+from .call_policy import DataCalls, trusted_ids
 from .context_fit import ContextWindow, answer_reserve, request_chars
 from .delta_stream import CompletionStream
 from .engine.textcalls import ToolNames
@@ -112,6 +112,10 @@ RETRY_NUDGES = {
     ),
     Withheld.INSTRUCTION: "Answer the user in plain words.",
     Withheld.NOT_SPEECH: "Answer the user in plain words, not JSON.",
+    Withheld.UNREADABLE: (
+        "Your tool call could not be read: it was not valid JSON. Write the "
+        "call again as one valid JSON object, or answer in plain words."
+    ),
     Withheld.RESULT: (
         "No tool ran: do not make up a result. Call the tool that gives it "
         "now, or say in plain words that you cannot."
@@ -172,6 +176,12 @@ class Turn:
     places: frozenset[str] = frozenset()
     # Why a reply of this turn was asked again (`Ask.RETRY`, once a turn).
     retried: Withheld | None = None
+    # Replies of this turn whose call markup could not be read.
+    unreadable: int = 0
+    # What the agent says itself to end the turn (a spoken message key and
+    # its placeholders): set when no model round can help (a change of an
+    # item the collection does not hold).
+    verdict: tuple[str, dict[str, str]] | None = None
     # The turn ended on a narration, a claim or a made-up result: the agent
     # says nothing was done.
     nothing_done: bool = False
@@ -309,6 +319,8 @@ class Turn:
             places=self.places,
             names=self.names,
             cut_note=self.cut_note,
+            trusted_ids=trusted_ids(self.chat_log.content) if self.tools else None,
+            listers=self.offered.listers,
         )
 
     def after_round(self, reply: CompletionStream) -> None:

@@ -232,6 +232,18 @@ CASES: list[Case] = [
         "",
     ),
     (
+        "a_string_left_open_ends_at_the_line_end",
+        # Qwen2.5-Coder-0.5B on the closing request, line after line for
+        # 3,500 characters: each line is one broken call, not one value.
+        '{"name": "get_weather", "arguments": "{\\"city\\": \\"Rome\\"}\\"}\n'
+        '{"name": "get_weather", "arguments": "{\\"city\\": \\"Oslo\\"}\\"}\n'
+        '{"name": "get_weather", "arguments": {"city": "Paris"}}',
+        [("get_weather", {"city": "Paris"})],
+        "",
+        2,
+        "",
+    ),
+    (
         "call_shaped_broken_json_of_no_tool_is_no_speech",
         # Qwen2.5-Coder-0.5B in the demo, for "What time is it?".
         '{"name": "GetTheTime", "arguments": {"name": "area": "Living room"}}',

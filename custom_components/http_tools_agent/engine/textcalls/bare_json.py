@@ -19,7 +19,7 @@ from .names import ToolNames
 CALL_KEYS = frozenset({"name", "arguments", "parameters", "function", "type", "id"})
 """Top-level keys a JSON call object may start with (anything else: not a call)."""
 
-_STR_STOP = re.compile(r'["\\]')
+_STR_STOP = re.compile(r'["\\\n]')
 _DEEP_STOP = re.compile(r'["{}\[\]]')
 _MAX_KEY = 300  # a longer key or name is no call
 # `_keys` bits: the call level had a "name", and "arguments" or "parameters".
@@ -123,6 +123,15 @@ class BareJson:
                 if m is None:
                     j = n
                     break
+                if text[stop] == "\n":
+                    # A line break inside a string: the string was never
+                    # closed (JSON strings hold none). Qwen2.5-0.5B wrote
+                    # `"arguments": "{\\"id\\": \\"1\\"}\\"}` and the next
+                    # call on the next line, for 3,500 characters: the
+                    # broken value ends at the line's end.
+                    if not self._committed:
+                        return self._reject(text, i, stop)
+                    return self._broken(text, i, stop)
                 if text[stop] == "\\":
                     self._esc = True
                     if self._collect:
@@ -248,6 +257,17 @@ class BareJson:
         if not self._committed and self._keys == _CALL_SHAPE:
             self._committed = True
         return self._committed
+
+    def _broken(self, text: str, start: int, k: int) -> int:
+        self._parts.append(text[start:k])
+        raw = "".join(self._parts)
+        self._parts = []
+        if self._echo:
+            self.parsed = Parsed(thinking=[raw])
+            return k
+        reason = "invalid JSON (a string is not closed at the end of the line)"
+        self.parsed = Parsed(problems=[problem(reason, raw)])
+        return k
 
     def _reject(self, text: str, start: int, k: int) -> int:
         self._parts.append(text[start:k])
