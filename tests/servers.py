@@ -251,6 +251,13 @@ class FakeLLMServer(LoopbackServer):
     # other path answers 404, as most servers do. Each request is recorded.
     pages: dict[str, Reply] = field(default_factory=dict)
     page_requests: list[str] = field(default_factory=list)
+    # As llama-cpp-python's server (its default `interrupt_requests`): one
+    # chat request at a time, and a streamed answer ends (`[DONE]`, then
+    # the connection drops) as soon as another request waits.
+    interrupt_requests: bool = False
+    interrupted: int = 0
+    _busy: asyncio.Lock | None = field(default=None, repr=False)
+    _waiting: int = 0
 
     @property
     def base_url(self) -> str:
@@ -300,6 +307,18 @@ class FakeLLMServer(LoopbackServer):
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         body = await request.json()
         self.requests.append(body)
+        if not self.interrupt_requests:
+            return await self._answer(request, body)
+        if self._busy is None:
+            self._busy = asyncio.Lock()
+        self._waiting += 1
+        async with self._busy:
+            self._waiting -= 1
+            return await self._answer(request, body)
+
+    async def _answer(
+        self, request: web.Request, body: dict[str, Any]
+    ) -> web.StreamResponse:
         if not self._authorized(request):
             return web.json_response(
                 {"error": {"message": "Invalid API key", "type": "auth"}}, status=401
@@ -323,6 +342,13 @@ class FakeLLMServer(LoopbackServer):
         for index, part in enumerate(events):
             if index == reply.hold_before:
                 await self._hold(reply)
+            if self.interrupt_requests and self._waiting and body.get("stream"):
+                self.interrupted += 1
+                self.mark("interrupted")
+                await response.write(b"data: [DONE]\n\n")
+                assert request.transport is not None
+                request.transport.close()
+                return response
             await response.write(part)
             self.mark("sent", part.decode(errors="replace"))
             if reply.chunk_delay and index < len(events) - 1:

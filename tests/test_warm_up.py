@@ -395,3 +395,64 @@ def test_auto_warms_local_servers_only(
     """`auto` warms servers on this machine or the local network (addresses,
     bare names, `.local`), never a hosted API: it bills the tokens."""
     assert warm_up_wanted(setting, base_url, ServerInfo(kind=kind)) is wanted
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_WARM_UP: "auto"}])
+async def test_a_warm_up_never_cuts_a_turn(
+    hass: HomeAssistant, llm_server: FakeLLMServer, config_entry: MockConfigEntry
+) -> None:
+    """llama-cpp-python ends a streamed answer when another request comes
+    in: in the demo, a warm-up sent during the first question after a start
+    cut it ("The language model server stopped in the middle of the
+    answer."). Here the server comes back while a turn streams: the warm-up
+    it calls for waits for the turn, and the answer is heard whole."""
+    llm_server.interrupt_requests = True
+    llm_server.add(completion("."))
+    await load_integration(hass)
+    await settled(hass)
+    runtime = config_entry.runtime_data
+
+    async def server_back_mid_answer() -> None:
+        runtime.availability.async_mark_unavailable("a test")
+        runtime.availability.async_mark_available()  # calls for a warm-up
+        await asyncio.sleep(0.3)  # time for it to reach the server
+
+    llm_server.add(
+        text_stream(
+            "The kitchen lights ",
+            "are on, and ",
+            "the fan is off.",
+            hold_before_piece=1,
+            hold_until=server_back_mid_answer,
+        ),
+        completion("."),
+    )
+
+    result = await converse(hass, "Is everything fine?")
+    await settled(hass)
+
+    assert speech(result) == "The kitchen lights are on, and the fan is off."
+    assert llm_server.interrupted == 0
+    warm_up, turn, warm_again = llm_server.requests
+    assert (turn["stream"], warm_again["max_tokens"]) == (True, 1)
+    assert warm_again["messages"] == warm_up["messages"]
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_WARM_UP: "auto"}])
+async def test_a_question_during_the_warm_up_waits_for_it(
+    hass: HomeAssistant, llm_server: FakeLLMServer, config_entry: MockConfigEntry
+) -> None:
+    """Asked while the warm-up is still read (the first question after a
+    start), the question is sent when the warm-up is done, and answered."""
+    llm_server.interrupt_requests = True
+    warm_up = completion(".")
+    warm_up.delay = 0.5
+    llm_server.add(warm_up, text_stream("Hello, ", "how can I help?"))
+    await load_integration(hass)
+
+    result = await converse(hass, "Hello")
+    await settled(hass)
+
+    assert speech(result) == "Hello, how can I help?"
+    assert llm_server.interrupted == 0
+    assert llm_server.requests[0]["max_tokens"] == 1  # the warm-up went first

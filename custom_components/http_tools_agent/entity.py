@@ -17,6 +17,7 @@ what happened (or reads the tools' results).
 from __future__ import annotations
 
 from collections.abc import AsyncGenerator
+import re
 from typing import override
 
 from homeassistant.components import conversation
@@ -74,18 +75,34 @@ def _last_round(chat_log: conversation.ChatLog) -> list[conversation.ToolResultC
 _CONTEXT_TOOLS = ("GetLiveContext",)
 
 
+_NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_SAID_WORD = re.compile(r"[^\W\d_]+")
+
+
 def _asked(
-    content: conversation.ToolResultContent, call: llm.ToolInput | None, question: str
+    content: conversation.ToolResultContent,
+    call: llm.ToolInput | None,
+    question: str,
+    read_only: frozenset[str],
 ) -> bool:
-    """Whether the user's words ask for what this call gave: its tool
-    (`small_model.asks_for`: its verb or another word of its name), or every
-    text argument of the call is words of the request."""
-    if content.tool_name.rpartition("__")[2] in _CONTEXT_TOOLS:
+    """Whether the user's words ask for what this call gave. A change: its
+    verb or another word of its name (`small_model.asks_for`). A read: its
+    text arguments are words of the request ("Madrid" for "How hot is it in
+    Madrid?"), or a word of its name is ("list" for "What's on my shopping
+    list?"); the weather in London read for "Tell everyone dinner is
+    ready." is neither."""
+    name = content.tool_name.rpartition("__")[2]
+    if name in _CONTEXT_TOOLS:
         return False
-    if asks_for(content.tool_name, question):
-        return True
+    if content.tool_name not in read_only:
+        return asks_for(content.tool_name, question)
+    lowered = question.lower()
     texts = texts_of(call.tool_args) if call is not None else frozenset()
-    return bool(texts) and all(text in question.lower() for text in texts)
+    if texts and all(text in lowered for text in texts):
+        return True
+    said = set(_SAID_WORD.findall(lowered))
+    words = {w.lower() for w in _NAME_WORD.findall(name) if len(w) > 2}
+    return any(w in said or f"{w}s" in said or w.rstrip("s") in said for w in words)
 
 
 def _results_in_words(
@@ -103,24 +120,25 @@ def _results_in_words(
         if isinstance(content, conversation.AssistantContent)
         for call in content.tool_calls or ()
     }
+    asked = [
+        content
+        for content in since
+        if isinstance(content, conversation.ToolResultContent)
+        and succeeded(content)
+        and _asked(content, calls.get(content.tool_call_id), question, read_only)
+    ]
+    if not asked:
+        return None
+    changes = [content for content in asked if content.tool_name not in read_only]
+    acted = bool(changes)
     texts: list[str] = []
-    acted = ran = False
-    for content in since:
-        if not isinstance(content, conversation.ToolResultContent) or not succeeded(
-            content
-        ):
-            continue
-        if not _asked(content, calls.get(content.tool_call_id), question):
-            continue
+    # "Done" is said of the changes: the reads that led to them are no news.
+    for content in changes or asked:
         text = content.result.data.get(RESULT_KEY)
         if not isinstance(text, str):
             text = tool_result_text(content.result)
-        ran = True
-        acted = acted or content.tool_name not in read_only
         if (words := speakable(text).strip()) and words not in texts:
             texts.append(words)
-    if not ran:
-        return None
     result = "; ".join(texts).rstrip(".") + "." if texts else ""
     if acted:
         return ("tool_result_done", {"result": result}) if texts else ("done", {})
