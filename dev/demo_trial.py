@@ -211,13 +211,15 @@ class DemoHass:
                 raise RuntimeError(
                     f"Home Assistant exited; see {self.workdir}/hass.log"
                 )
-            with contextlib.suppress(aiohttp.ClientError, TimeoutError):
-                async with self._session.get(
-                    f"{self.url}/api/onboarding",
-                    timeout=aiohttp.ClientTimeout(total=5),
-                ) as resp:
-                    if resp.status == 200:
-                        return
+            # `/api/onboarding` answers until onboarding is done,
+            # `/auth/providers` once it is.
+            for path in ("/api/onboarding", "/auth/providers"):
+                with contextlib.suppress(aiohttp.ClientError, TimeoutError):
+                    async with self._session.get(
+                        f"{self.url}{path}", timeout=aiohttp.ClientTimeout(total=5)
+                    ) as resp:
+                        if resp.status == 200:
+                            return
             await asyncio.sleep(0.5)
         raise RuntimeError("Home Assistant did not answer within 600 s")
 

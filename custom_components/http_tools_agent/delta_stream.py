@@ -186,6 +186,8 @@ class CompletionStream:
     # and why markup that was meant as a call could not be read.
     repaired: int = 0
     unreadable: list[str] = field(default_factory=list)
+    # The reply ran off inside a call (longer than any call): read no further.
+    ran_off: bool = False
     _filter: TextCallFilter = field(init=False)
     _spoken: SpokenCheck | None = field(init=False, default=None)
     _runaway: RunawayGuard = field(default_factory=RunawayGuard)
@@ -290,7 +292,7 @@ class CompletionStream:
                     async for chunk in chunks:
                         for delta in self._chunk(_object(chunk)):
                             yield delta
-                        if self.looping or self.ran_away:
+                        if self.looping or self.ran_away or self.ran_off:
                             # Stop reading: the server stops writing.
                             break
             else:
@@ -410,6 +412,7 @@ class CompletionStream:
             )
             deltas.append({"thinking_content": out.thinking})
         self.repaired += out.repaired
+        self.ran_off = self.ran_off or out.stopped
         spoken = out.text
         if spoken and self._spoken is not None:
             spoken = self._spoken.feed(spoken)

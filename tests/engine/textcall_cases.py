@@ -244,6 +244,18 @@ CASES: list[Case] = [
         "",
     ),
     (
+        "a_call_longer_than_any_call_ends_the_reply",
+        # Qwen2.5-Coder-0.5B: one call's `device_class` list for 1,024 tokens,
+        # a string open from its start; nothing after it is read.
+        '{"name": "get_weather", "arguments": {"city": "Rome\\", \\"units\\": ['
+        + '\\"identify\\", \\"restart\\", ' * 80
+        + '"]}}\nIt is sunny.',
+        [],
+        "",
+        1,
+        "",
+    ),
+    (
         "call_shaped_broken_json_of_no_tool_is_no_speech",
         # Qwen2.5-Coder-0.5B in the demo, for "What time is it?".
         '{"name": "GetTheTime", "arguments": {"name": "area": "Living room"}}',

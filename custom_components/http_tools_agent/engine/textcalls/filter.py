@@ -39,6 +39,9 @@ class FilterOutput:
     # in ``thinking`` too.
     held: str = ""
     repaired: int = 0  # of ``calls``, those read from near-JSON
+    # The reply ran off inside a call (`bare_json.MAX_CALL_CHARS`): the
+    # filter reads nothing more of it, and the caller may stop reading.
+    stopped: bool = False
 
     def extend(self, other: FilterOutput) -> None:
         """Append ``other`` (a later step) to this output."""
@@ -46,6 +49,7 @@ class FilterOutput:
         self.thinking += other.thinking
         self.held += other.held
         self.repaired += other.repaired
+        self.stopped = self.stopped or other.stopped
         self.calls.extend(other.calls)
         self.problems.extend(other.problems)
 
@@ -104,6 +108,7 @@ class TextCallFilter:
         self._reset()
 
     def _reset(self) -> None:
+        self._stopped = False
         self._mode = _TEXT
         self._started = False  # a non-whitespace character was spoken
         self._line_blank = True  # only whitespace since the last line start
@@ -120,7 +125,7 @@ class TextCallFilter:
 
     def feed(self, delta: str) -> FilterOutput:
         """Process one streamed text delta."""
-        if delta:
+        if delta and not self._stopped:
             if (
                 self._mode == _TEXT
                 and not self._object_tail
@@ -151,6 +156,7 @@ class TextCallFilter:
             problems=self._problems,
             held="".join(self._held_out),
             repaired=self._repaired,
+            stopped=self._stopped,
         )
         self._repaired = 0
         self._text_out = []
@@ -163,11 +169,11 @@ class TextCallFilter:
     def _run(self) -> None:
         """Process the pieces on the stack, each in the mode it meets."""
         stack = self._stack
-        while stack:
+        while stack and not self._stopped:
             text, i, skip = stack.pop()
             self._skip = skip
             n = len(text)
-            while i < n:
+            while i < n and not self._stopped:
                 mode = self._mode
                 if mode == _TEXT:
                     i = self._step_text(text, i)
@@ -227,6 +233,9 @@ class TextCallFilter:
     def _add(self, result: Parsed) -> None:
         self._reply_calls += len(result.calls)
         self._repaired += result.repaired
+        if result.stop:
+            self._stopped = True
+            self._stack.clear()
         self._calls.extend(TextCall(name, args) for name, args in result.calls)
         self._problems.extend(result.problems)
         self._think_out.extend(result.thinking)

@@ -52,6 +52,7 @@ class Parsed:
     thinking: list[str] = field(default_factory=list)
     rest: str = ""  # text after the calls of an unclosed block: released as text
     repaired: int = 0  # calls read from near-JSON (`repair.py`)
+    stop: bool = False  # the reply ran off: read no further
 
 
 def problem(reason: str, markup: str) -> str:
