@@ -90,6 +90,10 @@ class DemoToolServer(RecordingServer):
         for name, qty in SEED_ITEMS:
             self._add(name, qty)
 
+    def add(self, name: str, qty: int | None) -> dict[str, Any]:
+        """Put an item on the list (as `POST /api/items` does)."""
+        return self._add(name, qty)
+
     def _add(self, name: str, qty: int | None) -> dict[str, Any]:
         item: dict[str, Any] = {"id": str(self._next_id), "name": name, "qty": qty or 1}
         self.items[item["id"]] = item

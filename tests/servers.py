@@ -29,6 +29,8 @@ TRANSCRIPTS = Path(__file__).parent / "fixtures" / "transcripts"
 SERVER_CHECKS = Path(__file__).parent / "fixtures" / "server_checks"
 # Answers of servers that cannot run here, written from their documentation.
 DOCUMENTED = Path(__file__).parent / "fixtures" / "documented"
+# What the demo's model wrote (dev/demo_trial.py --captures).
+DEMO = Path(__file__).parent / "fixtures" / "demo"
 
 # Qwen3-Coder's native call after a thinking block, streamed in pieces that
 # split the tags (what a Qwen3 model with thinking on sends).
@@ -80,6 +82,11 @@ def _reply_from(path: Path) -> Reply:
         content_type=data["content_type"],
         body=data["body"].encode("utf-8"),
     )
+
+
+def demo_capture(name: str) -> Reply:
+    """Replay an answer of the demo's model (`tests/fixtures/demo/`)."""
+    return _reply_from(DEMO / f"{name}.json")
 
 
 def server_check(name: str) -> Reply:

@@ -92,3 +92,31 @@ async def test_guide_end_to_end_check(
     assert types.index(PipelineEventType.INTENT_END) > types.index(
         PipelineEventType.INTENT_PROGRESS
     )
+
+
+@pytest.mark.parametrize(
+    "tag",
+    ["</tool_response>", "</tool_call>", "</function>", "</parameter>", "</think>"],
+)
+@pytest.mark.usefixtures("pipeline_ready")
+async def test_a_tag_alone_is_in_no_delta(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    tag: str,
+) -> None:
+    """The demo's pipeline stream carried a chat-log delta "</tool_response>"
+    (a chat view or a text-to-speech that follows the stream got it): a tag
+    that arrives alone, in a delta of its own, reaches no delta."""
+    llm_server.add(
+        transcript("llama-cpp-python__weather_stream"),
+        text_stream("In Rome it is sunny", tag, " and 14 degrees."),
+    )
+
+    events = await run_text_pipeline(hass, "What's the weather in Rome?")
+
+    deltas = chat_log_deltas(events)
+    for delta in deltas:
+        assert_clean(delta.get("content") or "")
+    spoken = "".join(d.get("content") or "" for d in deltas)
+    assert spoken.strip() == "In Rome it is sunny and 14 degrees."

@@ -1,0 +1,253 @@
+"""What a newcomer met in the demo, replayed: each answer below is what the
+demo's model (Qwen2.5-Coder-0.5B on llama-cpp-python) really wrote
+(`tests/fixtures/demo/`), in the demo's setting: its six HTTP tools, Assist
+over its house, the small profile the model's size gives.
+
+Before: the README's "What's on my shopping list?" was said as refused, a
+delete by name removed the wrong item and said "Done", a broken call was
+spoken as JSON, made-up weather was spoken (in English to an Italian
+question), a question turned a light on, an intent that failed was said as
+done, a call that never ended held the turn for 40 s, and a repeated line
+went on for minutes.
+"""
+
+from __future__ import annotations
+
+from typing import Any
+
+from homeassistant.const import CONF_LLM_HASS_API
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import llm
+import pytest
+
+from custom_components.http_tools_agent.const import CONF_TOOLS
+from custom_components.http_tools_agent.honesty import Withheld
+from custom_components.http_tools_agent.runaway import MAX_CHARS
+from custom_components.http_tools_agent.turn import RETRY_NUDGES
+from dev.demo_house import HOUSE, async_set_up_house
+from dev.demo_setup import MODEL
+from dev.tool_server import DEMO_TOOLS, DemoToolServer
+
+from .kit import API_ID, converse, load_integration, server_entry, speech
+from .markup import assert_clean
+from .servers import FakeLLMServer, completion, demo_capture, text_stream
+
+
+@pytest.fixture
+async def items(socket_enabled: None) -> Any:
+    """The demo tool server (weather, the shopping list, the webhook)."""
+    async with DemoToolServer() as server:
+        yield server
+
+
+async def demo_agent(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """The agent as `scripts/demo` makes it: Assist over the demo's house
+    beside its six HTTP tools, the model's profile (small)."""
+    await async_set_up_house(hass)
+    entry = server_entry(
+        llm_server.base_url,
+        options={CONF_TOOLS: items.tools(list(DEMO_TOOLS))},
+        model=MODEL,
+        agent={CONF_LLM_HASS_API: [llm.LLM_API_ASSIST, API_ID]},
+    )
+    entry.add_to_hass(hass)
+    await load_integration(hass)
+
+
+def lights_on(hass: HomeAssistant) -> set[str]:
+    """The house's lights and fans that are on."""
+    return {a.entity_id for a in HOUSE if hass.states.is_state(a.entity_id, "on")}
+
+
+async def test_the_readme_shopping_list_is_read(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """`{"name": "http-tools__list_items", "arguments": {"search": "shoes"}]}`:
+    a `]` where `}` belongs (mended), and a filter nobody asked for (left
+    out): the list is read, not "refused"."""
+    await demo_agent(hass, llm_server, items)
+    llm_server.add(
+        demo_capture("shopping_list__near_json"),
+        demo_capture("shopping_list__answer"),
+        demo_capture("shopping_list__closing"),
+    )
+
+    answer = speech(await converse(hass, "What's on my shopping list?"))
+
+    assert [r.target for r in items.requests] == ["GET /api/items"]
+    assert answer == "apples (3), bananas (6), milk (1)."
+
+
+async def test_remove_the_bread_removes_the_bread(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """The model called every tool, `delete_item` with an id it read
+    nowhere ("1", the apples). That id is not trusted; the agent reads the
+    list and deletes the item the user named. Nothing else is said: no
+    overview of the house, no weather in London."""
+    await demo_agent(hass, llm_server, items)
+    bread = items.add("bread", 1)
+    llm_server.add(
+        demo_capture("remove_the_bread__calls_everything"),
+        demo_capture("remove_the_bread__round_2"),
+        demo_capture("remove_the_bread__answer"),
+        demo_capture("remove_the_bread__closing"),
+    )
+
+    answer = speech(await converse(hass, "remove the bread"))
+
+    assert bread["id"] not in items.items
+    assert {i["name"] for i in items.items.values()} == {"apples", "bananas", "milk"}
+    deletes = [r.target for r in items.requests if r.method == "DELETE"]
+    assert deletes == [f"DELETE /api/items/{bread['id']}"]
+    assert answer == f"Done: deleted {bread['id']}."
+    assert not lights_on(hass)
+
+
+async def test_a_broken_call_of_no_tool_is_never_spoken(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """ "What time is it?" got `{"name": "assist__GetLiveContext",
+    "arguments": {"name": "area": "Living room"}}`, spoken as it was. Now it
+    is a call that could not be read: asked once more, saying so."""
+    await demo_agent(hass, llm_server, items)
+    llm_server.add(
+        demo_capture("what_time__broken_call_of_no_tool"),
+        text_stream("I can't tell the time."),
+    )
+
+    answer = speech(await converse(hass, "What time is it?"))
+
+    assert answer == "I can't tell the time."
+    retry = llm_server.requests[1]["messages"][-1]["content"]
+    assert retry.endswith(RETRY_NUDGES[Withheld.UNREADABLE])
+    assert "invalid_tool_call" not in str(llm_server.requests[1]["messages"])
+
+
+@pytest.mark.parametrize(
+    ("capture", "question", "said"),
+    [
+        (
+            "milano__made_up",
+            "Che tempo fa a Milano?",
+            "Mi dispiace, non sono riuscito a saperlo: nessuno strumento è "
+            "stato eseguito.",
+        ),
+        (
+            "how_hot_madrid__made_up",
+            "How hot is it in Madrid?",
+            "Sorry, I couldn't find that out: no tool ran.",
+        ),
+    ],
+)
+async def test_made_up_weather_is_not_spoken(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    items: DemoToolServer,
+    capture: str,
+    question: str,
+    said: str,
+) -> None:
+    """ "The temperature in Milano is 23°C." with no call (the tool says
+    5 °C): asked once more, then the agent says it could not find out, in
+    the user's language (the pipeline is English)."""
+    await demo_agent(hass, llm_server, items)
+    llm_server.add(demo_capture(capture), demo_capture(capture))
+
+    answer = speech(await converse(hass, question, language="en"))
+
+    assert answer == said
+    assert items.requests == []
+
+
+async def test_a_question_turns_nothing_on(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """ "is the kitchen light on?" drew `HassLightSet` (brightness 70, color
+    white): a question asks for no change, so it does not run; the answer is
+    a question's, never "it was refused"."""
+    await demo_agent(hass, llm_server, items)
+    llm_server.add(
+        demo_capture("kitchen_light_on__question_acts"),
+        text_stream(""),
+        completion(""),
+        completion(""),
+    )
+
+    answer = speech(await converse(hass, "is the kitchen light on?"))
+
+    assert not lights_on(hass)
+    assert answer == "Sorry, I couldn't find that out."
+
+
+async def test_an_intent_that_failed_for_its_light_is_said_so(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """`HassLightSet` with a color the light does not take answers "done"
+    with the light among the failed targets: not said as done."""
+    await demo_agent(hass, llm_server, items)
+    llm_server.add(
+        demo_capture("dim__failed_target"),
+        demo_capture("dim__answer"),
+        demo_capture("dim__closing"),
+    )
+
+    answer = speech(await converse(hass, "Dim the kitchen lights to 30 percent."))
+
+    assert answer == "That did not happen: it did not work for Kitchen Lights."
+
+
+async def test_a_call_that_never_ends_ends_the_reply(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """The model wrote one call's `device_class` list for 1,024 tokens, a
+    string open from its start (40 s on the demo's CPU): read no further
+    than 1,500 characters, never spoken."""
+    await demo_agent(hass, llm_server, items)
+    llm_server.add(
+        demo_capture("accendi__call_runs_off"),
+        text_stream("Non posso farlo."),
+    )
+
+    answer = speech(await converse(hass, "Accendi la luce della cucina."))
+
+    assert answer == "Non posso farlo."
+    assert not lights_on(hass)
+    assert_clean(answer, "device_class")
+
+
+async def test_an_answer_that_repeats_itself_is_cut(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """ "what do I need to buy?": a list whose lines come again and again
+    (4,415 characters in the issue). Each line is said once; the reply
+    ends at the first repeat, with a short note."""
+    await demo_agent(hass, llm_server, items)
+    llm_server.add(demo_capture("buy__runaway"))
+
+    answer = speech(await converse(hass, "what do I need to buy?"))
+
+    lines = [line for line in answer.splitlines() if line.strip()]
+    assert answer.endswith("I'll stop there: the answer was running on.")
+    assert len(answer) < MAX_CHARS
+    bodies = [line.split(". ", 1)[-1] for line in lines[1:-1]]
+    assert len(bodies) == len(set(bodies)), answer
+
+
+async def test_a_long_answer_ends_at_a_sentence(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """An answer that goes on past what a voice answer needs ends at the
+    first sentence end after `MAX_CHARS`, with the note."""
+    await demo_agent(hass, llm_server, items)
+    sentences = [f"Sentence number {n} says something new. " for n in range(80)]
+    llm_server.add(text_stream(*sentences))
+
+    answer = speech(await converse(hass, "Hello"))
+
+    assert MAX_CHARS <= len(answer) < MAX_CHARS + 100
+    assert answer.endswith(
+        "says something new. I'll stop there: the answer was running on."
+    )
