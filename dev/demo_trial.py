@@ -28,6 +28,7 @@ import json
 import os
 from pathlib import Path
 import shutil
+import sys
 import tempfile
 import time
 from typing import Any
@@ -36,8 +37,7 @@ import aiohttp
 
 from bench.llm_proxy import Exchange, RecordingProxy
 
-from .demo_house import async_write_house
-from .demo_setup import AGENT_ENTITY, add_entry, add_pipeline
+from .demo_setup import AGENT_ENTITY
 from .http_config import seed_http_config
 from .loopback import free_port
 from .tool_server import DemoToolServer
@@ -141,14 +141,26 @@ class DemoHass:
         await self.proxy.stop()
 
     async def _write_config(self) -> None:
+        """What `scripts/demo` writes: `configuration.yaml`, the HTTP
+        settings, and `dev.demo_setup` run as the script runs it (a process
+        of its own: its registries and storage are Home Assistant's own)."""
         self.config_dir.mkdir(parents=True, exist_ok=True)
         shutil.copy(ROOT / "config" / "configuration.yaml", self.config_dir)
         seed_http_config(self.config_dir, self.port)
-        storage = self.config_dir / ".storage"
-        storage.mkdir(exist_ok=True)
-        add_entry(storage, self.proxy.base_url, self.tools.url)
-        add_pipeline(storage)
-        await async_write_house(self.config_dir)
+        setup = await asyncio.create_subprocess_exec(
+            sys.executable,
+            "-m",
+            "dev.demo_setup",
+            str(self.config_dir),
+            self.proxy.base_url,
+            self.tools.url,
+            cwd=ROOT,
+            stdout=asyncio.subprocess.PIPE,
+            stderr=asyncio.subprocess.STDOUT,
+        )
+        output, _ = await setup.communicate()
+        if setup.returncode:
+            raise RuntimeError(f"dev.demo_setup failed: {output.decode()}")
 
     async def start(self) -> None:
         """Start Home Assistant and wait until the agent can be asked."""

@@ -393,15 +393,18 @@ def test_every_form_field_is_in_the_reference() -> None:
 
 def test_the_readme_is_short_and_starts_with_the_two_commands() -> None:
     """A person reads it in ten minutes; the first thing it shows is how to
-    run Home Assistant with the integration, and the tests."""
+    run Home Assistant with the integration (the demo: with a model and
+    tools to call), and the tests; then the demo, before installing."""
     lines = README.read_text(encoding="utf-8").splitlines()
     assert len(lines) <= README_MAX_LINES, len(lines)
     first = blocks(README)[0]
     assert first.info == "bash"
     assert [line.split()[0] for line in first.text.splitlines()] == [
-        "scripts/develop",
+        "scripts/demo",
         "scripts/test",
     ]
+    headings = [line for line in lines if line.startswith("## ")]
+    assert headings[0] == "## Try it: the demo", headings
     pages = {
         (README.parent / link.target.partition("#")[0]).resolve()
         for link in links(README)

@@ -40,7 +40,7 @@ from .call_policy import (
     untrusted_id_error,
 )
 from .client import async_complete, async_stream_completion
-from .engine.lookup import opaque_ids
+from .engine.lookup import guessed_ids
 from .engine.textcalls import FilterOutput, TextCallFilter, ToolNames
 from .errors import MalformedResponse, llm_error_handler
 from .honesty import SentenceCheck, SpokenCheck, Withheld, asks_for_action
@@ -525,11 +525,7 @@ class CompletionStream:
         kept: list[llm.ToolInput] = []
         reads: list[llm.ToolInput] = []
         for call in runnable:
-            unknown = {
-                key: value
-                for key, value in opaque_ids(call.tool_args).items()
-                if value not in self.trusted_ids
-            }
+            unknown = guessed_ids(call.tool_args, self.trusted_ids, self.question)
             if call.tool_name in self.read_only or not unknown:
                 kept.append(call)
                 continue

@@ -412,8 +412,9 @@ SCENARIOS: tuple[Scenario, ...] = (
         text_format="qwen-xml",
     ),
     # --- a failed call, then a corrected retry -----------------------------
-    # (A guessed opaque id, "9", is never sent: `call_policy.untrusted_ids`;
-    # a name where the id belongs is, and the service answers 404.)
+    # (A guessed opaque id, "9", or the user's words where the id belongs,
+    # "milk", is never sent: `engine.lookup.guessed_ids`; another wrong id
+    # is, and the service answers 404.)
     Scenario(
         "wrong id, then the right one",
         "retry",
@@ -421,7 +422,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             Step(
                 "Delete the milk.",
                 [
-                    lambda r: one(Call("delete_item", {"id": "milk"})),
+                    lambda r: one(Call("delete_item", {"id": "milk_item"})),
                     lambda r: one(Call("list_items", {"search": "milk"})),
                     lambda r: one(Call("delete_item", {"id": r.item_id("milk")})),
                 ],
@@ -436,7 +437,7 @@ SCENARIOS: tuple[Scenario, ...] = (
             Step(
                 "Change the apples to 7.",
                 [
-                    lambda r: one(Call("update_item", {"id": "apples", "qty": 7})),
+                    lambda r: one(Call("update_item", {"id": "apples_item", "qty": 7})),
                     lambda r: one(Call("list_items", {"search": "apples"})),
                     lambda r: one(
                         Call("update_item", {"id": r.item_id("apples"), "qty": 7})

@@ -8,7 +8,8 @@ something a model can only copy from a result or hear from the user; one
 it did neither is not trusted for a change. On a REST surface the read
 that gives the ids is the `GET` of the collection (`/api/items` for
 `/api/items/{id}`), and its items name themselves (`name`, `title`, ...):
-`named_items` finds the one the user's words name.
+`named_items` finds the one the user's words name. The user's words where
+an id belongs ("Bread") are no id either.
 """
 
 from __future__ import annotations
@@ -40,11 +41,24 @@ def opaque(value: object) -> str | None:
     return text if _OPAQUE.match(text) else None
 
 
-def opaque_ids(arguments: Mapping[str, Any]) -> dict[str, str]:
-    """The arguments of a call that are opaque ids, by name."""
+def guessed_ids(
+    arguments: Mapping[str, Any], trusted: frozenset[str], request: str
+) -> dict[str, str]:
+    """The id arguments of a call that nothing vouches for, by name: an
+    opaque id no result showed and no one said, or the user's words put
+    where an id belongs ("Bread" for "Remove the bread."). An id like
+    `light.kitchen_lights` is neither: a model that knows the house may
+    write it."""
+    said = {_stem(w.lower()) for w in _WORD.findall(request)}
     found: dict[str, str] = {}
     for key, value in arguments.items():
-        if id_key(key) and (text := opaque(value)) is not None:
+        if not id_key(key) or isinstance(value, bool):
+            continue
+        if not isinstance(value, (str, int)) or str(value).strip() in trusted:
+            continue
+        text = str(value).strip()
+        words = [_stem(w.lower()) for w in _WORD.findall(text)]
+        if opaque(text) is not None or (words and all(w in said for w in words)):
             found[key] = text
     return found
 
