@@ -73,6 +73,9 @@ class Answer:
     # The same as replayable captures (`capture`), with `--captures`.
     captures: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
+    # When it was asked, on the clock of the proxy's exchanges
+    # (`time.perf_counter`).
+    asked_at: float = 0.0
 
     def as_json(self) -> dict[str, Any]:
         """For a JSON line."""
@@ -347,6 +350,20 @@ class DemoHass:
         state: dict[str, Any] | None = await self.get(f"/api/states/{entity_id}")
         return state
 
+    async def command(self, message: dict[str, Any]) -> Any:
+        """One websocket command on a connection of its own (so it can go
+        while a question waits for its answer); its result."""
+        assert self._session is not None
+        async with self._session.ws_connect(f"{self.url}/api/websocket") as ws:
+            await ws.receive_json()
+            await ws.send_json({"type": "auth", "access_token": self.token})
+            await ws.receive_json()
+            await ws.send_json({"id": 1, **message})
+            reply = await ws.receive_json()
+            if not reply.get("success"):
+                raise RuntimeError(f"{message['type']}: {reply}")
+            return reply.get("result")
+
     async def _command(self, message: dict[str, Any]) -> int:
         assert self._ws is not None
         message_id = self._next_id
@@ -366,6 +383,7 @@ class DemoHass:
         (`rest`: `POST /api/conversation/process` with the demo's agent)."""
         exchanges = len(self.proxy.exchanges)
         tool_requests = len(self.tools.requests)
+        asked_at = time.perf_counter()
         began = time.monotonic()
         if via == "rest":
             answer = await self._ask_rest(question, conversation_id, began)
@@ -375,7 +393,8 @@ class DemoHass:
             f"{r.target} {r.body.decode('utf-8', 'replace')}".rstrip()
             for r in self.tools.requests[tool_requests:]
         ]
-        turn = self.proxy.exchanges[exchanges:]
+        answer.asked_at = asked_at
+        turn = [e for e in self.proxy.exchanges[exchanges:] if e.sent >= asked_at]
         answer.model_replies = [_reply(e) for e in turn]
         answer.captures = [capture(e, question) for e in turn]
         return answer

@@ -10,10 +10,12 @@ added there without a check here fails the test.
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 import re
 
+import aiohttp
 import pytest
 
 from dev.demo_trial import Answer, DemoHass
@@ -123,3 +125,99 @@ async def test_the_readme_examples_do_what_the_readme_says(demo: DemoHass) -> No
     for example in examples:
         answer = await demo.ask(example)
         await CHECKS[example](demo, answer)
+
+
+async def test_a_five_turn_conversation_that_refers_back(demo: DemoHass) -> None:
+    """One conversation, as the Assist dialog keeps it: the follow-ups name
+    only what is new ("And in Rome?", "Add eggs to it."), and each does what
+    was asked."""
+    paris, rome = weather_for("Paris"), weather_for("Rome")
+    conversation: str | None = None
+    turns: list[Answer] = []
+    for question in (
+        "What's the weather in Paris?",
+        "And in Rome?",
+        "What's on my shopping list?",
+        "Add eggs to it.",
+        "Now remove the bananas.",
+    ):
+        answer = await demo.ask(question, conversation)
+        conversation = answer.conversation_id
+        said(answer)
+        turns.append(answer)
+
+    first, second, third, fourth, fifth = turns
+    assert "GET /weather/Paris" in first.tool_requests, brief(first)
+    assert f"{paris[1]}" in first.speech, brief(first)
+    assert "GET /weather/Rome" in second.tool_requests, brief(second)
+    assert f"{rome[1]}" in second.speech, brief(second)
+    for item in ("apples", "bananas", "milk"):
+        assert item in third.speech, brief(third)
+    names = {i["name"] for i in demo.tools.items.values()}
+    assert names & {"egg", "eggs"}, (names, brief(fourth))
+    assert "bananas" not in names, (names, brief(fifth))
+    assert {"apples", "milk"} <= names, (names, brief(fifth))
+
+
+async def test_the_first_question_after_a_restart_is_answered(
+    demo: DemoHass, model_server: ModelServer
+) -> None:
+    """Asked as soon as the agent is there after Home Assistant restarted,
+    while its warm-up is still read (the demo lost this question to a cut
+    stream): answered, with the tool's result. Another prompt first empties
+    the server's cache, as a server that just started has it."""
+    await _empty_the_cache(model_server)
+    await demo.stop()
+    sent = len(demo.proxy.exchanges)
+    await demo.start()
+    answer = await demo.ask("What's the weather in Paris?")
+
+    warm_ups = [e for e in demo.proxy.exchanges[sent:] if e.body.get("max_tokens") == 1]
+    assert warm_ups, "no warm-up after the start"
+    assert warm_ups[0].ended is not None
+    assert answer.asked_at < warm_ups[0].ended, "asked after the warm-up: no test"
+    assert "GET /weather/Paris" in answer.tool_requests, brief(answer)
+    assert f"{weather_for('Paris')[1]}" in said(answer), brief(answer)
+
+
+async def test_a_warm_up_waits_for_the_question_under_way(
+    demo: DemoHass, model_server: ModelServer
+) -> None:
+    """What cut the demo's first question: a warm-up sent while a question
+    streamed (llama-cpp-python ends a stream when another request comes).
+    Here what Assist's prompt lists changes just as a question is asked on
+    a cold server; the warm-up that change calls for (10 s later) waits for
+    the answer, which is heard whole."""
+    await _empty_the_cache(model_server)
+    sent = len(demo.proxy.exchanges)
+    asking = asyncio.create_task(demo.ask("What's the weather in Paris?"))
+    await demo.command(
+        {
+            "type": "homeassistant/expose_entity",
+            "assistants": ["conversation"],
+            "entity_ids": ["input_boolean.bed_light_power"],
+            "should_expose": True,
+        }
+    )
+    answer = await asking
+    await asyncio.sleep(15)  # the warm-up comes after the answer
+
+    assert "GET /weather/Paris" in answer.tool_requests, brief(answer)
+    assert f"{weather_for('Paris')[1]}" in said(answer), brief(answer)
+    turn = [e for e in demo.proxy.exchanges[sent:] if e.body.get("stream")]
+    warm_ups = [e for e in demo.proxy.exchanges[sent:] if e.body.get("max_tokens") == 1]
+    assert warm_ups, "the change called for no warm-up"
+    assert all(w.sent > turn[-1].ended for w in warm_ups if turn[-1].ended)
+
+
+async def _empty_the_cache(model_server: ModelServer) -> None:
+    """Another prompt: the server's cache no longer holds the agent's."""
+    async with aiohttp.ClientSession() as session, session.post(
+        f"{model_server.url}/chat/completions",
+        json={
+            "model": "any",
+            "messages": [{"role": "user", "content": "Say yes."}],
+            "max_tokens": 1,
+        },
+    ) as reply:
+        assert reply.status == 200
