@@ -212,12 +212,15 @@ async def test_a_warm_up_waits_for_the_question_under_way(
 
 async def _empty_the_cache(model_server: ModelServer) -> None:
     """Another prompt: the server's cache no longer holds the agent's."""
-    async with aiohttp.ClientSession() as session, session.post(
-        f"{model_server.url}/chat/completions",
-        json={
-            "model": "any",
-            "messages": [{"role": "user", "content": "Say yes."}],
-            "max_tokens": 1,
-        },
-    ) as reply:
+    async with (
+        aiohttp.ClientSession() as session,
+        session.post(
+            f"{model_server.url}/chat/completions",
+            json={
+                "model": "any",
+                "messages": [{"role": "user", "content": "Say yes."}],
+                "max_tokens": 1,
+            },
+        ) as reply,
+    ):
         assert reply.status == 200

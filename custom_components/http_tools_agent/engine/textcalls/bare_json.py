@@ -286,6 +286,10 @@ class BareJson:
         if self._echo:
             self.parsed = Parsed(thinking=[raw])
             return k
+        mended = parse_bare_json(raw, self._tools, committed=True)
+        if mended is not None and mended.calls and not mended.problems:
+            self.parsed = mended  # near-JSON (`repair.py`)
+            return k
         reason = "invalid JSON (a string is not closed at the end of the line)"
         self.parsed = Parsed(problems=[problem(reason, raw)])
         return k

@@ -14,6 +14,9 @@ is told about. The forms (docs/text-calls.md, "Near-JSON calls"):
 - Python's quotes and words (`{'name': 'get_weather', 'arguments':
   {'city': 'Rome'}}`, `True`, `None`) when the text has no double-quoted
   string at all: made JSON;
+- arguments written as a string that an escaped quote closes
+  (`"arguments": "{\\"id\\": \\"1\\"}\\"}`, the 0.5B model's most
+  frequent slip): the quote unescaped;
 - the end of the reply inside the value: the closers that are missing,
   when nothing else is (the text ends after a whole string or value).
 
@@ -39,10 +42,36 @@ def repair_json(raw: str) -> str | None:
         text = _from_python(text)
     if text is None:
         return None
+    text = _escaped_close(text)
     mended = _mend_brackets(text)
     if mended is None or mended == raw.strip():
         return None
     return mended
+
+
+_ESCAPED_CLOSE = re.compile(r'\\"(\s*[}\]]+\s*)$')
+
+
+def _escaped_close(text: str) -> str:
+    """A string that an escaped quote closes at the end of the text, only
+    closers after it: the quote unescaped (when the string is open there)."""
+    match = _ESCAPED_CLOSE.search(text)
+    if match is None or not _open_string_at(text, match.start()):
+        return text
+    return text[: match.start()] + '"' + match.group(1)
+
+
+def _open_string_at(text: str, end: int) -> bool:
+    """Whether a string is open at `end` (JSON's quotes and escapes)."""
+    in_str = esc = False
+    for c in text[:end]:
+        if esc:
+            esc = False
+        elif c == "\\" and in_str:
+            esc = True
+        elif c == '"':
+            in_str = not in_str
+    return in_str
 
 
 def _from_python(text: str) -> str | None:
