@@ -525,6 +525,21 @@ def test_made_up_results() -> None:
     assert makes_up_result(
         "apples (2).", "Actually make that two.", [("Put apples on", "apples (3).")], []
     )
+    # The demo's two (issue "The first ten minutes"): the request names no
+    # word of the tool's description, the sentence does.
+    assert makes_up_result(
+        "The temperature outside can range from 0 to 100 degrees Celsius.",
+        "what's it like outside in Berlin",
+        [],
+        weather,
+    )
+    assert makes_up_result(
+        "The temperature in Milano is 23°C.", "Che tempo fa a Milano?", [], weather
+    )
+    # A number with no word of what a reading tool tells stays an answer.
+    assert not makes_up_result(
+        "You can ask me 3 things.", "What can you do?", [], weather
+    )
 
 
 async def test_a_made_up_result_is_asked_again(
