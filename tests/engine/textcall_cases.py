@@ -199,6 +199,22 @@ CASES: list[Case] = [
         "",
     ),
     (
+        "near_json_python_quotes",
+        "{'name': 'get_weather', 'arguments': {'city': 'Rome', 'metric': True}}",
+        [("get_weather", {"city": "Rome", "metric": True})],
+        "",
+        0,
+        "",
+    ),
+    (
+        "near_json_python_quotes_of_no_call_is_text",
+        "{'city': 'Rome'} is what I would send.",
+        [],
+        "{'city': 'Rome'} is what I would send.",
+        0,
+        "",
+    ),
+    (
         "near_json_extra_closer",
         '{"name": "get_weather", "arguments": {"city": "Rome"}}}',
         [("get_weather", {"city": "Rome"})],

@@ -21,6 +21,10 @@ CALL_KEYS = frozenset({"name", "arguments", "parameters", "function", "type", "i
 
 _STR_STOP = re.compile(r'["\\\n]')
 _DEEP_STOP = re.compile(r'["{}\[\]]')
+# The same for a value written with Python's quotes (`{'name': ...}`, a
+# near-JSON slip `repair.py` mends): its strings are in single quotes.
+_SQ_STR_STOP = re.compile(r"['\\\n]")
+_SQ_DEEP_STOP = re.compile(r"['{}\[\]]")
 _MAX_KEY = 300  # a longer key or name is no call
 # A call written longer than this is broken: nothing a request asks for
 # needs such arguments. Qwen2.5-0.5B wrote 122 KB (1,024 tokens, 40 s) of
@@ -55,6 +59,7 @@ class BareJson:
         "_objdepth",
         "_parts",
         "_prefix",
+        "_quote",
         "_str",
         "_strlen",
         "_tools",
@@ -93,6 +98,7 @@ class BareJson:
         self._keys = 0  # _NAME | _ARGUMENTS seen at the call level
         self._committed = False  # held to its end: a call (or an echo)
         self._length = 0  # characters read since the value began
+        self._quote = '"'  # the strings' quote: `'` for Python's quotes
         self._echo = False
         self.parsed: Parsed | None = None
         self.rejected = False
@@ -115,7 +121,7 @@ class BareJson:
                         self._str.append(text[j])
                     j += 1
                     continue
-                m = _STR_STOP.search(text, j)
+                m = (_STR_STOP if self._quote == '"' else _SQ_STR_STOP).search(text, j)
                 stop = n if m is None else m.start()
                 if self._collect and stop > j:
                     self._str.append(text[j:stop])
@@ -147,20 +153,21 @@ class BareJson:
                 self._in_str = False
                 j = stop + 1
                 if self._collect:
-                    self._str.append('"')
+                    self._str.append(self._quote)
                     if not self._string_done():
                         return self._reject(text, i, j)
                 continue
             depth = self._depth
             if depth > self._objdepth:  # inside a value: only brackets count
-                m = _DEEP_STOP.search(text, j)
+                deep = _DEEP_STOP if self._quote == '"' else _SQ_DEEP_STOP
+                m = deep.search(text, j)
                 if m is None:
                     j = n
                     break
                 j = m.start()
                 c = text[j]
                 j += 1
-                if c == '"':
+                if c == self._quote:
                     self._in_str = True
                     self._collect = False
                 elif c in "{[":
@@ -185,10 +192,12 @@ class BareJson:
                 continue
             # at the call object's own level
             j += 1
-            if c == '"':
+            if c == "'" and self._quote == '"' and self._expect_key and not self._keys:
+                self._quote = "'"  # Python's quotes from the first key on
+            if c == self._quote:
                 self._in_str = True
                 self._collect = True
-                self._str = ['"']
+                self._str = [c]
                 self._strlen = 0
             elif c in "{[":
                 if self._expect_key and not self._broken_call():
@@ -232,8 +241,12 @@ class BareJson:
     def _string_done(self) -> bool:
         """A string at the call object's level ended; False: not a call."""
         self._collect = False
+        written = "".join(self._str)
+        if self._quote == "'":
+            inner = written[1:-1].replace('"', '\\"')
+            written = f'"{inner}"'
         try:
-            value = json.loads("".join(self._str), strict=False)
+            value = json.loads(written, strict=False)
         except ValueError, RecursionError:
             return self._committed
         if self._expect_key:
