@@ -49,8 +49,8 @@ from bench._ha import (
     timed_turn,
 )
 from bench.bench_real_model import TOOLS, VARIANTS, small_rules
-from custom_components.http_tools_agent.actions import says_failed
 from custom_components.http_tools_agent.const import DOMAIN
+from custom_components.http_tools_agent.turn.changes import says_failed
 from dev.tool_server import DemoToolServer
 from tests.e2e.harness import (
     setup_llama_cpp,

@@ -67,7 +67,7 @@ from homeassistant.setup import async_setup_component
 from bench._ha import home_assistant, log, machine, table
 from bench.llm_proxy import Exchange, RecordingProxy
 from custom_components.http_tools_agent.const import CONF_MAX_TOKENS
-from custom_components.http_tools_agent.llm_api import DateTimeTool, HttpToolsAPI
+from custom_components.http_tools_agent.tools.llm_api import DateTimeTool, HttpToolsAPI
 from dev.tool_server import DemoToolServer, tool_definitions
 from tests.e2e.harness import ModelServer, setup_llama_cpp, setup_ours
 from tests.voice.conftest import add_wyoming_service, entity_of

@@ -22,7 +22,7 @@ from dataclasses import fields
 
 from bench._ha import home_assistant, machine, table
 from bench.bench_real_model import small_rules
-from custom_components.http_tools_agent.small_model import Rules
+from custom_components.http_tools_agent.small.rules import Rules
 from tests.oracle.run import FORMATS, PROFILES, Outcome, run_scenario
 from tests.oracle.scenarios import SCENARIOS
 

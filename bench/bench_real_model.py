@@ -43,8 +43,9 @@ import aiohttp
 from bench._ha import home_assistant, log, machine, table, timed_turn
 from bench.grammar import grammar_in_requests
 from bench.nudge_placement import nudge_as_message
-from custom_components.http_tools_agent import small_model, turn as turn_module
 from custom_components.http_tools_agent.const import DOMAIN
+from custom_components.http_tools_agent.small import rules as small_model
+from custom_components.http_tools_agent.turn import state as turn_module
 from dev.loopback import Recorded
 from dev.tool_server import DEMO_TOOLS, DemoToolServer, weather_for
 from tests.e2e.harness import (
@@ -153,7 +154,7 @@ def hooked(word: str) -> Check:
 
 # What our agent says itself when the model does not answer, besides the
 # results read out (counted by the `agent_answered` quirk): no answer of
-# the model's (`speech.py`, English; "Done. The tool " in runs before
+# the model's (`turn/say.py`, English; "Done. The tool " in runs before
 # profiles).
 AGENT_FALLBACKS = (
     "The model gave no answer.",
@@ -349,7 +350,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
     # The profiles (`ours` is `auto`, which runs this 0.5B model as small).
     "ours-small": {"agent": {"profile": "small"}},
     "ours-capable": {"agent": {"profile": "capable"}},
-    # The small profile without one of its rules (`small_model.Rules`).
+    # The small profile without one of its rules (`rules.Rules`).
     "ours-no-answer-request": {
         "agent": {"profile": "small"},
         "rules": {"answer_request": False},
@@ -366,7 +367,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "agent": {"profile": "small"},
         "rules": {"results_need_calls": False},
     },
-    # What the model is sent of earlier turns (`history.py`; P4m).
+    # What the model is sent of earlier turns (`turn/history.py`; P4m).
     "ours-history-all": {"agent": {"history": "all"}},
     "ours-history-text": {"agent": {"history": "text"}},
     "ours-history-recent": {"agent": {"history": "recent", "history_turns": 1}},
@@ -379,7 +380,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 
 @contextmanager
 def small_rules(changes: dict[str, bool] | None) -> Iterator[None]:
-    """The small profile with some of its rules switched (`small_model.Rules`)."""
+    """The small profile with some of its rules switched (`rules.Rules`)."""
     if not changes:
         yield
         return

@@ -1,5 +1,5 @@
 """Warm first request: the first question after a restart, with and without
-the warm-up (`warm_up.py`).
+the warm-up (`server/warm_up.py`).
 
 The demo's agent (Assist over the demo house, `dev/demo_house.py`, beside
 the six demo tools; Qwen2.5-Coder-0.5B at temperature 0), as `scripts/demo`

@@ -18,7 +18,7 @@ import re
 from typing import Any
 from unittest import mock
 
-from custom_components.http_tools_agent import turn as turn_module
+from custom_components.http_tools_agent.turn import state as turn_module
 
 _BASICS = r"""
 ws ::= [ ]?

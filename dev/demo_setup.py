@@ -31,7 +31,6 @@ from homeassistant.helpers import llm
 from homeassistant.helpers.json import JSONEncoder
 from homeassistant.util.ulid import ulid_now
 
-from custom_components.http_tools_agent.agent_form import default_agent_data
 from custom_components.http_tools_agent.config_flow import HttpToolsAgentConfigFlow
 from custom_components.http_tools_agent.const import (
     CONF_BASE_URL,
@@ -41,11 +40,12 @@ from custom_components.http_tools_agent.const import (
     DOMAIN,
     SUBENTRY_CONVERSATION,
 )
-from custom_components.http_tools_agent.llm_api import api_id_for
-from custom_components.http_tools_agent.server_info import (
+from custom_components.http_tools_agent.flows.agent_form import default_agent_data
+from custom_components.http_tools_agent.server.info import (
     KIND_LLAMA_CPP_PYTHON,
     entry_title,
 )
+from custom_components.http_tools_agent.tools.llm_api import api_id_for
 
 from .demo_house import async_write_house
 from .tool_server import DEMO_TOOLS, tool_definitions

@@ -34,7 +34,7 @@ from custom_components.http_tools_agent.const import (
     CONF_WARM_UP,
     DOMAIN,
 )
-from custom_components.http_tools_agent.llm_api import api_id_for
+from custom_components.http_tools_agent.tools.llm_api import api_id_for
 from dev.demo_setup import agent_subentry
 from dev.loopback import RecordingServer
 

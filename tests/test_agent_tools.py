@@ -14,8 +14,8 @@ from pytest_homeassistant_custom_component.components.diagnostics import (
 )
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
-from custom_components.http_tools_agent.agent_tools import issue_id
 from custom_components.http_tools_agent.const import CONF_BASE_URL, DOMAIN
+from custom_components.http_tools_agent.tools.agent_tools import issue_id
 from dev.demo_setup import agent_subentry
 
 from .kit import API_ID, ENTRY_UNIQUE_ID, call_service, converse, llm_context

@@ -21,7 +21,7 @@ from custom_components.http_tools_agent.const import (
     CONF_MAX_TOOL_ITERATIONS,
     CONF_PROFILE,
 )
-from custom_components.http_tools_agent.small_model import (
+from custom_components.http_tools_agent.small.rules import (
     ANSWER_NUDGE,
     MoreOf,
 )

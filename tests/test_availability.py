@@ -16,8 +16,8 @@ from pytest_homeassistant_custom_component.common import (
     async_fire_time_changed,
 )
 
-from custom_components.http_tools_agent import client
-from custom_components.http_tools_agent.availability import RECHECK_INTERVAL
+from custom_components.http_tools_agent.server import client
+from custom_components.http_tools_agent.server.availability import RECHECK_INTERVAL
 
 from .kit import AGENT_ID, converse, load_integration, speech
 from .servers import FakeLLMServer, error, text_stream

@@ -21,7 +21,7 @@ from custom_components.http_tools_agent.const import (
     DOMAIN,
     SUBENTRY_CONVERSATION,
 )
-from custom_components.http_tools_agent.llm_api import api_id_for
+from custom_components.http_tools_agent.tools.llm_api import api_id_for
 from dev.loopback import free_port
 
 from .kit import (

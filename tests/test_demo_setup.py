@@ -30,7 +30,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import mock_storage
 
 from custom_components.http_tools_agent.const import DOMAIN
-from custom_components.http_tools_agent.llm_api import api_id_for
+from custom_components.http_tools_agent.tools.llm_api import api_id_for
 from dev.demo_house import PACKAGE
 
 from .test_demo_house import assert_the_house

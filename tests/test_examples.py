@@ -14,7 +14,7 @@ from custom_components.http_tools_agent.const import (
     CONF_CUSTOM_EXAMPLES,
     CONF_EXAMPLES,
 )
-from custom_components.http_tools_agent.examples import HEADER, generated_examples
+from custom_components.http_tools_agent.turn.examples import HEADER, generated_examples
 
 from .chat_templates import FAMILIES, render
 from .kit import converse, speech

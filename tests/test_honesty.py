@@ -21,7 +21,7 @@ from custom_components.http_tools_agent.const import (
     CONF_PROFILE,
     CONF_TOOLS,
 )
-from custom_components.http_tools_agent.honesty import (
+from custom_components.http_tools_agent.turn.honesty import (
     SpokenCheck,
     Withheld,
     asks_for_action,
@@ -30,7 +30,7 @@ from custom_components.http_tools_agent.honesty import (
     makes_up_result,
     narrates_call,
 )
-from custom_components.http_tools_agent.turn import RETRY_NUDGES
+from custom_components.http_tools_agent.turn.state import RETRY_NUDGES
 from dev.tool_server import DEMO_TOOLS, DemoToolServer
 
 from .kit import converse, load_integration, server_entry, speech

@@ -31,7 +31,7 @@ from custom_components.http_tools_agent.const import (
     DEFAULT_CONVERSATION_NAME,
     DOMAIN,
 )
-from custom_components.http_tools_agent.llm_api import API_NAME
+from custom_components.http_tools_agent.tools.llm_api import API_NAME
 
 from .kit import (
     AGENT_ID,

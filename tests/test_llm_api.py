@@ -13,7 +13,7 @@ from pytest_homeassistant_custom_component.common import (
 )
 
 from custom_components.http_tools_agent.const import DOMAIN, EVENT_TOOL_CALL
-from custom_components.http_tools_agent.outcomes import (
+from custom_components.http_tools_agent.turn.outcomes import (
     CallOutcome,
     CallResult,
     outcome_of,

@@ -23,12 +23,15 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
-from custom_components.http_tools_agent import openapi_import
 from custom_components.http_tools_agent.const import CONF_ALLOWED_HOSTS, DOMAIN
 from custom_components.http_tools_agent.engine.hosts import HostPolicy
-from custom_components.http_tools_agent.engine.openapi import Auth, OpenApiDocument
-from custom_components.http_tools_agent.engine.openapi_document import read_document
-from custom_components.http_tools_agent.http import TOOLS_URL
+from custom_components.http_tools_agent.engine.openapi.document import read_document
+from custom_components.http_tools_agent.engine.openapi.mapping import (
+    Auth,
+    OpenApiDocument,
+)
+from custom_components.http_tools_agent.tools import openapi_import
+from custom_components.http_tools_agent.tools.rest_view import TOOLS_URL
 from dev.loopback import LoopbackServer, free_port
 from dev.openapi_service import API_KEY_HEADER, LightsService, lights_app
 

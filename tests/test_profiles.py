@@ -26,18 +26,18 @@ from custom_components.http_tools_agent.const import (
     CONF_TOOLS,
     DOMAIN,
 )
-from custom_components.http_tools_agent.profiles import (
+from custom_components.http_tools_agent.server.info import (
+    KIND_OPENAI,
+    ModelCaps,
+    ServerInfo,
+)
+from custom_components.http_tools_agent.server.profiles import (
     SMALL_MODEL_PARAMETERS,
     Evidence,
     Profile,
     choose_profile,
     format_size,
     size_in_name,
-)
-from custom_components.http_tools_agent.server_info import (
-    KIND_OPENAI,
-    ModelCaps,
-    ServerInfo,
 )
 from dev.demo_setup import agent_subentry
 from dev.tool_server import DemoToolServer

@@ -25,7 +25,7 @@ from pytest_homeassistant_custom_component.components.diagnostics import (
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
 from custom_components.http_tools_agent.const import CONF_BASE_URL, CONF_MODEL, DOMAIN
-from custom_components.http_tools_agent.server_info import (
+from custom_components.http_tools_agent.server.info import (
     ModelCaps,
     ServerInfo,
     tool_support_issue_id,

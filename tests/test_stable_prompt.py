@@ -14,7 +14,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 import pytest
 
-from custom_components.http_tools_agent.stable_prompt import split_prompt_template
+from custom_components.http_tools_agent.turn.prompt import split_prompt_template
 
 from .kit import API_ID, converse, speech
 from .servers import FakeLLMServer, text_stream, tool_calls_stream

@@ -11,9 +11,9 @@ import probatio
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.http_tools_agent.agent_form import agent_form_values
-from custom_components.http_tools_agent.agent_tools import issue_id
 from custom_components.http_tools_agent.const import DOMAIN
+from custom_components.http_tools_agent.flows.agent_form import agent_form_values
+from custom_components.http_tools_agent.tools.agent_tools import issue_id
 
 from .kit import call_service, converse, tool_names
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream

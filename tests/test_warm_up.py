@@ -39,19 +39,19 @@ from pytest_homeassistant_custom_component.components.diagnostics import (
 )
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
-from custom_components.http_tools_agent.availability import RECHECK_INTERVAL
 from custom_components.http_tools_agent.const import (
     CONF_EXAMPLES,
     CONF_THINKING,
     CONF_WARM_UP,
     DOMAIN,
 )
-from custom_components.http_tools_agent.server_info import (
+from custom_components.http_tools_agent.server.availability import RECHECK_INTERVAL
+from custom_components.http_tools_agent.server.info import (
     KIND_LLAMA_CPP,
     KIND_OPENAI,
     ServerInfo,
 )
-from custom_components.http_tools_agent.warm_up import (
+from custom_components.http_tools_agent.server.warm_up import (
     CHANGE_COOLDOWN,
     WARM_UP_TEXT,
     warm_up_wanted,

@@ -7,9 +7,6 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv, issue_registry as ir, llm
 from homeassistant.helpers.typing import ConfigType
 
-from .agent_tools import async_delete_agent_issues, async_report_missing_tools
-from .availability import ServerAvailability
-from .client import ServerCheckError, async_connect, async_model_entries
 from .const import (
     CHAIN_CALLS_PROFILE,
     CONF_BASE_URL,
@@ -22,25 +19,28 @@ from .const import (
     SUBENTRY_CONVERSATION,
     TOOLS_ENABLED_AUTO,
 )
-from .errors import raise_setup_error
-from .http import HttpToolsView
-from .llm_api import HttpToolsAPI
 from .redact import display_url
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime, ToolSettings
-from .server_info import (
+from .server.availability import ServerAvailability
+from .server.client import ServerCheckError, async_connect, async_model_entries
+from .server.errors import raise_setup_error
+from .server.info import (
     agent_models,
     async_probe_server,
     async_report_tool_support,
     tool_support_issue_id,
 )
-from .server_turns import ServerTurns
+from .server.turns import ServerTurns
 from .services import async_setup_services
-from .tools import (
+from .tools.agent_tools import async_delete_agent_issues, async_report_missing_tools
+from .tools.entry_tools import (
     EntryTools,
     async_load_configured_tools,
     secrets_of,
     tools_file_issue_id,
 )
+from .tools.llm_api import HttpToolsAPI
+from .tools.rest_view import HttpToolsView
 
 PLATFORMS = (Platform.CONVERSATION,)
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)

@@ -43,7 +43,7 @@ from .const import (
     THINKING_CHOICES,
     WARM_UP_CHOICES,
 )
-from .history import DEFAULT_HISTORY_TURNS, HISTORY_CHOICES, HISTORY_PROFILE
+from .turn.history import DEFAULT_HISTORY_TURNS, HISTORY_CHOICES, HISTORY_PROFILE
 
 type ToolChoice = Literal["auto", "required", "none"]
 
@@ -136,17 +136,17 @@ class AgentOptions:
     thinking: str = DEFAULT_THINKING
     extra_body: Mapping[str, Any] = field(default_factory=dict)
     max_calls_per_turn: int = DEFAULT_MAX_CALLS_PER_TURN
-    # `auto`, `small` or `capable` (`profiles.py`).
+    # `auto`, `small` or `capable` (`server/profiles.py`).
     profile: str = DEFAULT_PROFILE
     # Whether the model may call tools again after their results came in;
     # None: as the profile says.
     chain_calls: bool | None = None
     examples: str = DEFAULT_EXAMPLES
     custom_examples: str = ""
-    # What the model is sent of earlier turns (`history.py`).
+    # What the model is sent of earlier turns (`turn/history.py`).
     history: str = HISTORY_PROFILE
     history_turns: int = DEFAULT_HISTORY_TURNS
-    # Whether the prompt's start is sent ahead (`warm_up.py`).
+    # Whether the prompt's start is sent ahead (`server/warm_up.py`).
     warm_up: str = DEFAULT_WARM_UP
 
     @classmethod

@@ -24,19 +24,6 @@ from homeassistant.helpers.selector import (
 from homeassistant.util.ulid import ulid_now
 import probatio
 
-from .agent_form import (
-    agent_data_from_form,
-    agent_form_values,
-    agent_schema,
-    async_profile_decision,
-    default_agent_data,
-)
-from .client import (
-    ServerCheckError,
-    async_check_server,
-    async_check_server_entries,
-    async_list_models,
-)
 from .const import (
     CONF_BASE_URL,
     CONF_MODEL,
@@ -47,11 +34,24 @@ from .const import (
     LOGGER,
     SUBENTRY_CONVERSATION,
 )
-from .llm_api import api_id_for
-from .options_flow import HttpToolsOptionsFlow
-from .profiles import Profile, choose_profile
+from .flows.agent_form import (
+    agent_data_from_form,
+    agent_form_values,
+    agent_schema,
+    async_profile_decision,
+    default_agent_data,
+)
+from .flows.options import HttpToolsOptionsFlow
 from .redact import display_url
-from .server_info import async_probe_server, entry_title
+from .server.client import (
+    ServerCheckError,
+    async_check_server,
+    async_check_server_entries,
+    async_list_models,
+)
+from .server.info import async_probe_server, entry_title
+from .server.profiles import Profile, choose_profile
+from .tools.llm_api import api_id_for
 
 
 def _first_agent_model(entry: ConfigEntry) -> str:

@@ -45,8 +45,8 @@ CONF_STREAM: Final = "stream"
 # The names of this server's HTTP tools the agent offers (absent or empty: all).
 CONF_AGENT_TOOLS: Final = "http_tools"
 # Which loop the agent runs: `capable` (the guide's plain loop), `small` (it
-# plus the rules for small models, `small_model.py`), `auto` (by the model's
-# size: `profiles.py`).
+# plus the rules for small models, `small/rules.py`), `auto` (by the model's
+# size: `server/profiles.py`).
 CONF_PROFILE: Final = "profile"
 PROFILE_CHOICES: Final = ("auto", "small", "capable")
 DEFAULT_PROFILE: Final = "auto"
@@ -58,11 +58,11 @@ CONF_EXTRA_BODY: Final = "extra_body"
 CONF_MAX_CALLS_PER_TURN: Final = "max_calls_per_turn"
 CONF_CHAIN_CALLS: Final = "chain_calls"
 CONF_EXAMPLES: Final = "examples"
-# What the model is sent of earlier turns (`history.py`).
+# What the model is sent of earlier turns (`turn/history.py`).
 CONF_HISTORY: Final = "history"
 CONF_HISTORY_TURNS: Final = "history_turns"
 CONF_CUSTOM_EXAMPLES: Final = "custom_examples"
-# Whether the prompt's start is sent ahead of the first question (`warm_up.py`).
+# Whether the prompt's start is sent ahead of the first question (`server/warm_up.py`).
 CONF_WARM_UP: Final = "warm_up"
 
 TOOL_CHOICES: Final = ("auto", "required", "none")

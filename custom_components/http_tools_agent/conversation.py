@@ -20,13 +20,13 @@ from homeassistant.util.ulid import ulid_now
 from .agent_options import AgentOptions
 from .const import CONF_BASE_URL, DOMAIN, LOGGER, SUBENTRY_CONVERSATION
 from .entity import HttpToolsAgentEntity
-from .errors import ServerAuthError, ServerUnavailableError
-from .llm_api import current_agent
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
-from .speech import async_spoken_error
-from .stable_prompt import async_note, split_prompt_template
-from .turn import Request
-from .warm_up import WARM_UP_TEXT, PromptWarmer, last_asked, warm_up_wanted
+from .server.errors import ServerAuthError, ServerUnavailableError
+from .server.warm_up import WARM_UP_TEXT, PromptWarmer, last_asked, warm_up_wanted
+from .tools.llm_api import current_agent
+from .turn.prompt import async_note, split_prompt_template
+from .turn.say import async_spoken_error
+from .turn.state import Request
 
 # Turns run concurrently: each is its own request to the server.
 PARALLEL_UPDATES = 0
@@ -96,7 +96,7 @@ class HttpToolsConversationEntity(
 
     async def _async_warm_up_request(self) -> Request:
         """The first request a turn would send now, its question aside: a
-        chat log filled the way a turn's is (`warm_up.py`). Assist's prompt
+        chat log filled the way a turn's is (`server/warm_up.py`). Assist's prompt
         and tools depend on the asking device (its area, its timers): the
         device and language of this agent's latest turn, else none (a typed
         question, an automation). No user."""
@@ -129,7 +129,7 @@ class HttpToolsConversationEntity(
         returns the prompt template's lines that render with each message.
 
         Lines using `now()` render with the message, not in the system
-        prompt, so the prompt's start stays the same (`stable_prompt`).
+        prompt, so the prompt's start stays the same (`prompt`).
         """
         options = self.subentry.data
         prompt, per_message = split_prompt_template(

@@ -19,7 +19,6 @@ from homeassistant.const import CONF_API_KEY
 from homeassistant.core import HomeAssistant
 
 from .agent_options import AgentOptions
-from .agent_tools import chosen_tools, missing_tools
 from .const import (
     CONF_ALLOWED_HOSTS,
     CONF_BASE_URL,
@@ -27,10 +26,11 @@ from .const import (
     CONF_TOOLS,
     CONF_TOOLS_FILE,
 )
-from .profiles import choose_profile
 from .redact import redact_tools, redact_url
 from .runtime import HttpToolsConfigEntry
-from .tools import secrets_of
+from .server.profiles import choose_profile
+from .tools.agent_tools import chosen_tools, missing_tools
+from .tools.entry_tools import secrets_of
 
 TO_REDACT = {CONF_API_KEY}
 

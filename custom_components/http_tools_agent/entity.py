@@ -3,9 +3,9 @@
 Each round asks the model once; the chat log runs the calls of its reply
 and the next request carries their results, until a reply makes no call
 (the answer) or `max_tool_iterations` rounds ran. Which calls run is
-`call_policy.py` (argument checks, the call cap, repeats, calls copied from
+`turn/calls.py` (argument checks, the call cap, repeats, calls copied from
 results) in every profile; the `small` profile adds the rules of
-`small_model.py` (the request for the answer after results among them).
+`small/rules.py` (the request for the answer after results among them).
 What keeps a turn from ending in silence: a streamed reply that comes back
 without words or a call (thinking alone counts as nothing) is asked again
 without streaming; a request longer than the server's context is sent again
@@ -30,9 +30,7 @@ from homeassistant.helpers import (
 )
 from homeassistant.helpers.entity import Entity
 
-from .actions import says_failed
 from .agent_options import AgentOptions
-from .call_policy import call_key, new_call_id
 from .const import (
     CONF_AGENT_TOOLS,
     CONF_BASE_URL,
@@ -41,22 +39,24 @@ from .const import (
     DOMAIN,
     LOGGER,
 )
-from .context_fit import ContextWindow
-from .delta_stream import CompletionStream, Delta
 from .engine.lookup import named_items
 from .engine.speakable import speakable
-from .errors import ContextOverflowError
-from .honesty import Withheld, asks_for_action
 from .lexicon import guess_language
-from .llm_api import AgentScope
-from .openai_format import AgentWords, ChatTools, chat_tools, tool_result_text
-from .outcomes import RESULT_KEY, succeeded
-from .profiles import ProfileChoice, choose_profile
 from .runtime import HttpToolsConfigEntry
-from .small_model import asks_for, texts_of
-from .speech import async_spoken_message
-from .stable_prompt import MessageNotes
-from .turn import Ask, Turn, this_turn, turn_rules
+from .server.errors import ContextOverflowError
+from .server.profiles import ProfileChoice, choose_profile
+from .small.rules import asks_for, texts_of
+from .tools.llm_api import AgentScope
+from .turn.calls import call_key, new_call_id
+from .turn.changes import says_failed
+from .turn.context_fit import ContextWindow
+from .turn.honesty import Withheld, asks_for_action
+from .turn.messages import AgentWords, ChatTools, chat_tools, tool_result_text
+from .turn.outcomes import RESULT_KEY, succeeded
+from .turn.prompt import MessageNotes
+from .turn.reply import CompletionStream, Delta
+from .turn.say import async_spoken_message
+from .turn.state import Ask, Turn, this_turn, turn_rules
 
 
 def _last_round(chat_log: conversation.ChatLog) -> list[conversation.ToolResultContent]:
@@ -86,7 +86,7 @@ def _asked(
     read_only: frozenset[str],
 ) -> bool:
     """Whether the user's words ask for what this call gave. A change: its
-    verb or another word of its name (`small_model.asks_for`). A read: its
+    verb or another word of its name (`rules.asks_for`). A read: its
     text arguments are words of the request ("Madrid" for "How hot is it in
     Madrid?"), or a word of its name is ("list" for "What's on my shopping
     list?"); the weather in London read for "Tell everyone dinner is
@@ -180,11 +180,11 @@ class HttpToolsAgentEntity(Entity):
         """Initialize the agent."""
         self.entry = entry
         self.subentry = subentry
-        # What each user message carries besides its text (`stable_prompt`).
+        # What each user message carries besides its text (`prompt`).
         self.notes = MessageNotes()
         # How much history fits the server's context (`context_fit`).
         self.context = ContextWindow()
-        # The profile last logged (`profiles.py`): logged again on a change.
+        # The profile last logged (`server/profiles.py`): logged again on a change.
         self._logged_profile: ProfileChoice | None = None
         self._attr_unique_id = subentry.subentry_id
         self._attr_device_info = dr.DeviceInfo(
@@ -202,7 +202,7 @@ class HttpToolsAgentEntity(Entity):
         return self.entry.runtime_data.availability.available
 
     def profile(self, options: AgentOptions | None = None) -> ProfileChoice:
-        """The profile this agent runs with now, and why (`profiles.py`)."""
+        """The profile this agent runs with now, and why (`server/profiles.py`)."""
         options = options or AgentOptions.from_subentry(self.subentry.data)
         choice = choose_profile(
             options.profile,
@@ -290,7 +290,7 @@ class HttpToolsAgentEntity(Entity):
                 break
             if turn.rules.answer_request and not _round_failed(chat_log):
                 # Small models: the results are in, ask for the answer
-                # (`small_model.py`). A failed call gets another round, so
+                # (`small/rules.py`). A failed call gets another round, so
                 # the model can retry.
                 await self._async_ask_answer(chat_log, turn, rounds)
                 break
@@ -404,7 +404,7 @@ class HttpToolsAgentEntity(Entity):
         ask: Ask,
         reply: CompletionStream,
     ) -> CompletionStream:
-        """A reply whose words were not spoken (`honesty.py`): it narrated a
+        """A reply whose words were not spoken (`turn/honesty.py`): it narrated a
         call, claimed an action no tool did, or restated the agent's
         instruction. Asked once more, saying why; after a second such reply
         the agent says that nothing was done (`_async_answer_if_silent`)."""
@@ -525,7 +525,7 @@ class HttpToolsAgentEntity(Entity):
     ) -> None:
         """Never leave the user with silence, nor with a claim: say what
         happened, in words that are the agent's own (marked so in the chat
-        log: `openai_format` never sends them as the model's). An action
+        log: `messages` never sends them as the model's). An action
         that failed is said as failed, whatever the model wrote."""
         last = chat_log.content[-1]
         said = (
@@ -588,7 +588,7 @@ class HttpToolsAgentEntity(Entity):
         placeholders: dict[str, str],
         history: str | None,
     ) -> None:
-        """Add the agent's own words to the turn (`openai_format.AgentWords`)."""
+        """Add the agent's own words to the turn (`messages.AgentWords`)."""
         self.entry.runtime_data.record_quirk("agent_answered")
         text = await async_spoken_message(self.hass, language, key, placeholders)
         chat_log.async_add_assistant_content_without_tools(

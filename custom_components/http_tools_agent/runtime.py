@@ -12,7 +12,6 @@ from homeassistant.config_entries import ConfigEntry
 from homeassistant.util import dt as dt_util
 import openai
 
-from .availability import ServerAvailability
 from .const import (
     CONF_ALLOWED_HOSTS,
     CONF_MAX_TOOL_ITERATIONS,
@@ -25,9 +24,10 @@ from .const import (
 )
 from .engine.executor import ToolRunResult
 from .engine.hosts import HostPolicy
-from .server_info import ServerInfo
-from .server_turns import ServerTurns
-from .tools import EntryTools
+from .server.availability import ServerAvailability
+from .server.info import ServerInfo
+from .server.turns import ServerTurns
+from .tools.entry_tools import EntryTools
 
 type HttpToolsConfigEntry = ConfigEntry[HttpToolsRuntime]
 
@@ -94,7 +94,7 @@ class HttpToolsRuntime:
     settings: ToolSettings
     availability: ServerAvailability
     server_info: ServerInfo = field(default_factory=ServerInfo)
-    # The agents' turns under way on the server (`server_turns`).
+    # The agents' turns under way on the server (`turns`).
     turns: ServerTurns = field(default_factory=ServerTurns)
     recent_errors: deque[RecentError] = field(
         default_factory=lambda: deque(maxlen=MAX_RECENT_ERRORS)

@@ -3,7 +3,7 @@
 `set_tools`, `get_tools` and `reset_tools` are admin only. They answer
 `{ok, count, source, enabled, tools}`. `set_tools` takes `tools`, an
 `openapi` source (a document's URL or text and the operations to import,
-`openapi_import.py`), or both. An override lives in memory only:
+`tools/openapi_import.py`), or both. An override lives in memory only:
 `reset_tools`, a reload or a restart bring back the configured tools.
 `run_tool` (admin) runs one tool as an agent would and answers
 `{ok, status, result, elapsed_ms}`. The helpers that pick the entry (Home
@@ -35,11 +35,11 @@ from .engine.definitions import (
     parse_tools,
     parse_tools_json,
 )
-from .llm_api import async_run_tool
-from .openapi_import import OpenApiImportError, OpenApiSource, async_import
 from .redact import redact_tools
 from .runtime import HttpToolsConfigEntry
-from .tools import EntryTools
+from .tools.entry_tools import EntryTools
+from .tools.llm_api import async_run_tool
+from .tools.openapi_import import OpenApiImportError, OpenApiSource, async_import
 
 SERVICE_SET_TOOLS = "set_tools"
 SERVICE_GET_TOOLS = "get_tools"

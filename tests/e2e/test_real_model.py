@@ -10,7 +10,7 @@ from __future__ import annotations
 from homeassistant.core import HomeAssistant
 import pytest
 
-from custom_components.http_tools_agent.actions import says_failed
+from custom_components.http_tools_agent.turn.changes import says_failed
 from dev.tool_server import DEMO_TOOLS, DemoToolServer, weather_for
 from tests.kit import converse, speech
 from tests.markup import markup_in

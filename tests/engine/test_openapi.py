@@ -25,14 +25,14 @@ from custom_components.http_tools_agent.engine.definitions import (
     check_secrets,
     parse_tools,
 )
-from custom_components.http_tools_agent.engine.openapi import (
-    Auth,
-    OpenApiDocument,
-)
-from custom_components.http_tools_agent.engine.openapi_document import (
+from custom_components.http_tools_agent.engine.openapi.document import (
     MAX_DOCUMENT_BYTES,
     OpenApiError,
     read_document,
+)
+from custom_components.http_tools_agent.engine.openapi.mapping import (
+    Auth,
+    OpenApiDocument,
 )
 from custom_components.http_tools_agent.engine.requests import build_request
 

@@ -23,11 +23,11 @@ from typing import Any
 
 from aiohttp import web
 
-from custom_components.http_tools_agent.small_model import ANSWER_NUDGE
+from custom_components.http_tools_agent.small.rules import ANSWER_NUDGE
 from tests.servers import FakeLLMServer, Reply, text_stream, tool_calls_stream
 
-# What the agent answers instead of running a call (`call_policy`,
-# `small_model`): a refusal, not a result.
+# What the agent answers instead of running a call (`calls`,
+# `rules`): a refusal, not a result.
 REFUSED = "Error: not run"
 
 

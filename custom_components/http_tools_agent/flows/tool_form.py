@@ -1,0 +1,247 @@
+"""The tool editor's form: one tool as form fields, and back.
+
+Fields: name, description, method (the common verbs, or any typed), URL,
+headers (name/value pairs: an object selector with fields), parameters (a
+JSON Schema in Home Assistant's code editor), timeout, enabled, verify_ssl.
+The form's values become a definition in the file format, checked by the same
+validator as every other source; each problem is shown under its field and
+names the tool and the field.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Mapping
+from typing import Any
+
+from homeassistant.helpers.selector import (
+    BooleanSelector,
+    NumberSelector,
+    NumberSelectorConfig,
+    NumberSelectorMode,
+    ObjectSelector,
+    ObjectSelectorConfig,
+    SelectSelector,
+    SelectSelectorConfig,
+    SelectSelectorMode,
+    TextSelector,
+    TextSelectorConfig,
+    TextSelectorType,
+)
+import probatio
+
+from ..engine.definitions import (
+    DefinitionProblem,
+    ToolDefinition,
+    ToolDefinitionError,
+    missing_secrets,
+    parse_tools,
+)
+from ..engine.fields import DEFAULT_PARAMETERS, MAX_TIMEOUT
+
+COMMON_METHODS = ("GET", "POST", "PUT", "PATCH", "DELETE", "HEAD", "OPTIONS")
+DEFAULT_FORM_METHOD = "GET"
+
+F_NAME = "name"
+F_DESCRIPTION = "description"
+F_METHOD = "method"
+F_URL = "url"
+F_HEADERS = "headers"
+F_PARAMETERS = "parameters"
+F_TIMEOUT = "timeout"
+F_ENABLED = "enabled"
+F_VERIFY_SSL = "verify_ssl"
+# The fields in form order; each has its own error key and placeholder.
+FIELDS = (
+    F_NAME,
+    F_DESCRIPTION,
+    F_METHOD,
+    F_URL,
+    F_HEADERS,
+    F_PARAMETERS,
+    F_TIMEOUT,
+    F_ENABLED,
+    F_VERIFY_SSL,
+)
+HEADER_NAME = "name"
+HEADER_VALUE = "value"
+BASE = "base"
+
+
+def tool_schema() -> probatio.Schema:
+    """The form of one tool."""
+    return probatio.Schema(
+        {
+            probatio.Required(F_NAME): TextSelector(),
+            probatio.Optional(F_DESCRIPTION): TextSelector(
+                TextSelectorConfig(multiline=True)
+            ),
+            probatio.Required(F_METHOD, default=DEFAULT_FORM_METHOD): SelectSelector(
+                SelectSelectorConfig(
+                    options=list(COMMON_METHODS),
+                    mode=SelectSelectorMode.DROPDOWN,
+                    custom_value=True,
+                )
+            ),
+            probatio.Required(F_URL): TextSelector(
+                TextSelectorConfig(type=TextSelectorType.URL)
+            ),
+            probatio.Optional(F_HEADERS): ObjectSelector(
+                ObjectSelectorConfig(
+                    multiple=True,
+                    label_field=HEADER_NAME,
+                    description_field=HEADER_VALUE,
+                    translation_key="tool_headers",
+                    fields={
+                        HEADER_NAME: {
+                            "selector": {"text": {}},
+                            "required": True,
+                            "label": "Header",
+                        },
+                        HEADER_VALUE: {
+                            "selector": {"text": {}},
+                            "required": True,
+                            "label": "Value",
+                        },
+                    },
+                )
+            ),
+            probatio.Optional(F_PARAMETERS): ObjectSelector(),
+            probatio.Optional(F_TIMEOUT): NumberSelector(
+                NumberSelectorConfig(
+                    min=1,
+                    max=MAX_TIMEOUT,
+                    step=1,
+                    mode=NumberSelectorMode.BOX,
+                    unit_of_measurement="s",
+                )
+            ),
+            probatio.Required(F_ENABLED, default=True): BooleanSelector(),
+            probatio.Required(F_VERIFY_SSL, default=True): BooleanSelector(),
+        }
+    )
+
+
+def form_values(raw: Mapping[str, Any] | None) -> dict[str, Any]:
+    """What the form shows for a stored definition (None: a new tool)."""
+    if raw is None:
+        return {
+            F_METHOD: DEFAULT_FORM_METHOD,
+            F_PARAMETERS: dict(DEFAULT_PARAMETERS),
+            F_ENABLED: True,
+            F_VERIFY_SSL: True,
+        }
+    headers = raw.get(F_HEADERS)
+    values: dict[str, Any] = {
+        F_NAME: raw.get(F_NAME, ""),
+        F_DESCRIPTION: raw.get(F_DESCRIPTION) or "",
+        F_METHOD: str(raw.get(F_METHOD) or "POST").upper(),
+        F_URL: raw.get(F_URL, ""),
+        F_HEADERS: [
+            {HEADER_NAME: key, HEADER_VALUE: value}
+            for key, value in (headers.items() if isinstance(headers, Mapping) else ())
+        ],
+        F_PARAMETERS: raw.get(F_PARAMETERS) or dict(DEFAULT_PARAMETERS),
+        F_ENABLED: raw.get(F_ENABLED) is not False,
+        F_VERIFY_SSL: raw.get(F_VERIFY_SSL) is not False,
+    }
+    if raw.get(F_TIMEOUT) is not None:
+        values[F_TIMEOUT] = raw[F_TIMEOUT]
+    return values
+
+
+class ToolFormError(Exception):
+    """The form holds problems; `problems` name the tool and the field."""
+
+    def __init__(self, problems: Iterable[DefinitionProblem]) -> None:
+        """Keep the problems."""
+        self.problems = list(problems)
+        super().__init__("; ".join(str(p) for p in self.problems))
+
+
+def _raw_definition(
+    user_input: Mapping[str, Any], tool: str
+) -> tuple[dict[str, Any], list[DefinitionProblem]]:
+    """The form's values in the file format, and what the form itself got wrong."""
+    problems: list[DefinitionProblem] = []
+    raw: dict[str, Any] = {
+        F_NAME: str(user_input.get(F_NAME) or "").strip(),
+        F_DESCRIPTION: str(user_input.get(F_DESCRIPTION) or "").strip(),
+        F_URL: str(user_input.get(F_URL) or "").strip(),
+        F_METHOD: str(user_input.get(F_METHOD) or DEFAULT_FORM_METHOD).strip(),
+    }
+    headers: dict[str, str] = {}
+    pairs = user_input.get(F_HEADERS) or []
+    for pair in pairs if isinstance(pairs, list) else [pairs]:
+        name = str((pair or {}).get(HEADER_NAME) or "").strip()
+        value = (pair or {}).get(HEADER_VALUE)
+        value = "" if value is None else str(value)
+        if not name:
+            problems.append(
+                DefinitionProblem(None, tool, F_HEADERS, "a header has no name")
+            )
+        elif name in headers:
+            problems.append(
+                DefinitionProblem(
+                    None, tool, f"headers.{name}", "the header is given twice"
+                )
+            )
+        else:
+            headers[name] = value
+    if headers:
+        raw[F_HEADERS] = headers
+    parameters = user_input.get(F_PARAMETERS)
+    if parameters not in (None, "", {}):
+        raw[F_PARAMETERS] = parameters
+    if user_input.get(F_TIMEOUT) not in (None, ""):
+        raw[F_TIMEOUT] = user_input[F_TIMEOUT]
+    if user_input.get(F_ENABLED) is False:
+        raw[F_ENABLED] = False
+    if user_input.get(F_VERIFY_SSL) is False:
+        raw[F_VERIFY_SSL] = False
+    return raw, problems
+
+
+def form_definition(
+    user_input: Mapping[str, Any],
+    *,
+    other_names: Iterable[str],
+    secrets: Iterable[str],
+) -> ToolDefinition:
+    """Validate the form as one definition among `other_names`.
+
+    Raises ToolFormError with every problem, each naming tool and field.
+    """
+    tool = str(user_input.get(F_NAME) or "").strip() or None
+    raw, problems = _raw_definition(user_input, tool or "")
+    definition: ToolDefinition | None = None
+    try:
+        definition = parse_tools([raw])[0]
+    except ToolDefinitionError as err:
+        problems.extend(
+            DefinitionProblem(None, p.tool or tool, p.field, p.message)
+            for p in err.problems
+        )
+    if tool is not None and tool in set(other_names):
+        problems.append(
+            DefinitionProblem(None, tool, F_NAME, "another tool already has this name")
+        )
+    if definition is not None:
+        problems.extend(missing_secrets([definition], secrets, numbered=False))
+    if problems or definition is None:
+        raise ToolFormError(problems)
+    return definition
+
+
+def form_errors(
+    problems: Iterable[DefinitionProblem],
+) -> tuple[dict[str, str], dict[str, str]]:
+    """The form's errors (field -> error key) and their texts (placeholders)."""
+    texts: dict[str, list[str]] = {}
+    for problem in problems:
+        top = (problem.field or "").split(".", 1)[0]
+        field = top if top in FIELDS else BASE
+        texts.setdefault(field, []).append(str(problem))
+    errors = {field: f"invalid_tool_{field}" for field in texts}
+    placeholders = {f"{field}_error": "" for field in (*FIELDS, BASE)}
+    placeholders.update({f"{f}_error": "; ".join(t) for f, t in texts.items()})
+    return errors, placeholders

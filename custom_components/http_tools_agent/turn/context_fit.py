@@ -1,0 +1,173 @@
+"""Keep each request within the server's context.
+
+A server started with `-c 2048` refuses (llama.cpp, vLLM, llama-cpp-python)
+or silently cuts (Ollama) a prompt longer than its context, and a long
+conversation gets there. When the context is known (`info`, or from a
+server's context error), the oldest turns of the history are left out of the
+request: never the system prompt, never the question being answered nor the
+calls and results of its turn. What is left out is logged.
+
+Tokens are estimated from characters, calibrated by what the server reports
+(`usage.prompt_tokens`, or the counts in its context error). History is left
+out in steps, down to three quarters of the budget, and the point where it
+starts is kept per conversation, so the following turns send the same start
+(the server's prompt cache keeps working) until the next step.
+"""
+
+from __future__ import annotations
+
+from collections import OrderedDict
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+import json
+import re
+from typing import Any
+
+from openai.types.chat import ChatCompletionMessageParam
+
+from ..const import LOGGER
+
+# Characters per token before the server has said anything: low, so the
+# estimate errs towards dropping (English ~4, JSON ~3).
+START_CHARS_PER_TOKEN = 3.0
+# A reported ratio is trusted with this margin.
+SAFETY = 0.9
+LOW_WATER = 0.75
+MAX_CONVERSATIONS = 256
+
+# Context errors: llama.cpp (`exceed_context_size_error` with `n_ctx`),
+# OpenAI, vLLM and llama-cpp-python ("maximum context length is N tokens").
+_CONTEXT_RE = re.compile(
+    r"maximum context length is (?P<ctx>\d+)"
+    r"|exceeds the available context size \((?P<ctx2>\d+) tokens\)"
+    r"|context window of (?P<ctx3>\d+)"
+    r"|context_length_exceeded",
+)
+# The prompt's tokens, as each server words it (best first).
+_PROMPT_RES = (
+    re.compile(r"(\d+) in the messages"),
+    re.compile(r"request \((\d+) tokens\)"),
+    re.compile(r"messages resulted in (\d+) tokens"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextOverflow:
+    """What a server's context error says (None: it does not say)."""
+
+    n_ctx: int | None
+    prompt_tokens: int | None
+
+
+def context_overflow(message: str, body: object) -> ContextOverflow | None:
+    """Read a server's error as a context overflow, or None when it is not."""
+    error = body.get("error", body) if isinstance(body, dict) else None
+    if isinstance(error, dict) and error.get("type") == "exceed_context_size_error":
+        n_ctx, prompt = error.get("n_ctx"), error.get("n_prompt_tokens")
+        return ContextOverflow(
+            n_ctx if isinstance(n_ctx, int) else None,
+            prompt if isinstance(prompt, int) else None,
+        )
+    if isinstance(error, dict) and error.get("code") == "context_length_exceeded":
+        message = f"{message} context_length_exceeded"
+    match = _CONTEXT_RE.search(message)
+    if match is None:
+        return None
+    found = match.group("ctx") or match.group("ctx2") or match.group("ctx3")
+    counts = (m.group(1) for r in _PROMPT_RES if (m := r.search(message)))
+    count = next(counts, None)
+    return ContextOverflow(int(found) if found else None, int(count) if count else None)
+
+
+def request_chars(messages: Iterable[Any], tools: Iterable[Any]) -> int:
+    """The size of what the model reads, in characters."""
+    return len(json.dumps([list(messages), list(tools)], ensure_ascii=False))
+
+
+@dataclass(slots=True)
+class ContextWindow:
+    """One agent's view of its server's context (shared by its turns)."""
+
+    # The context the server reported in an error, when it has no probe.
+    learned_n_ctx: int | None = None
+    chars_per_token: float = START_CHARS_PER_TOKEN
+    # Conversation -> how many of its oldest turns are left out.
+    _dropped: OrderedDict[str, int] = field(default_factory=OrderedDict)
+
+    def calibrate(self, chars: int, prompt_tokens: object) -> None:
+        """The server read `prompt_tokens` tokens for `chars` characters."""
+        if isinstance(prompt_tokens, int) and prompt_tokens > 0 and chars > 0:
+            ratio = chars / prompt_tokens * SAFETY
+            self.chars_per_token = min(max(ratio, 1.0), 6.0)
+
+    def tokens(self, messages: Sequence[Any], tools: Sequence[Any]) -> int:
+        """Estimated prompt tokens of a request."""
+        return int(request_chars(messages, tools) / self.chars_per_token) + 1
+
+    def fit(
+        self,
+        conversation_id: str,
+        messages: list[ChatCompletionMessageParam],
+        tools: Sequence[Any],
+        budget: int,
+        *,
+        drop_all: bool = False,
+    ) -> list[ChatCompletionMessageParam]:
+        """The messages with the oldest turns left out until they fit `budget`
+        tokens (`drop_all`: every earlier turn)."""
+        head = messages[:1] if messages and messages[0]["role"] == "system" else []
+        turns = _turns(messages[len(head) :])
+        if len(turns) < 2:
+            return messages
+        earlier = len(turns) - 1  # the last turn is the one being answered
+        dropped = min(self._dropped.get(conversation_id, 0), earlier)
+        if drop_all:
+            dropped = earlier
+
+        def kept(n: int) -> list[ChatCompletionMessageParam]:
+            return head + [m for turn in turns[n:] for m in turn]
+
+        if self.tokens(kept(dropped), tools) > budget:
+            while dropped < earlier and self.tokens(kept(dropped), tools) > (
+                budget * LOW_WATER
+            ):
+                dropped += 1
+        if dropped > self._dropped.get(conversation_id, 0):
+            self._remember(conversation_id, dropped)
+            LOGGER.info(
+                "Left the %d oldest of %d turns (%d messages) of conversation %s "
+                "out of the request to fit the model's context (~%d tokens)",
+                dropped,
+                len(turns),
+                sum(len(t) for t in turns[:dropped]),
+                conversation_id,
+                budget,
+            )
+        return kept(dropped)
+
+    def _remember(self, conversation_id: str, dropped: int) -> None:
+        self._dropped[conversation_id] = dropped
+        self._dropped.move_to_end(conversation_id)
+        while len(self._dropped) > MAX_CONVERSATIONS:
+            self._dropped.popitem(last=False)
+
+
+def _turns(
+    messages: list[ChatCompletionMessageParam],
+) -> list[list[ChatCompletionMessageParam]]:
+    """Messages grouped by turn: each starts at a user message."""
+    turns: list[list[ChatCompletionMessageParam]] = []
+    for message in messages:
+        if message["role"] == "user" or not turns:
+            turns.append([])
+        turns[-1].append(message)
+    return turns
+
+
+def answer_reserve(n_ctx: int, max_tokens: int) -> int:
+    """Tokens kept free for the answer.
+
+    llama-cpp-python refuses a prompt whose length plus `max_tokens` passes
+    the context; llama.cpp only the prompt. Half the context at most.
+    """
+    return min(max_tokens, n_ctx // 2)

@@ -1,0 +1,369 @@
+"""Say only what happened: a reply's words against what ran.
+
+Three things a reply may say that are not an answer, in English, Italian and
+Spanish:
+
+- it narrates a call instead of making it (`narrates_call`): "Done. The tool
+  get_weather called with city Oslo.", "I'll call the delete_item tool";
+  an offered tool's name as a model writes it (`delete_item`,
+  `HassTurnOn`) or words that describe calling a tool;
+- it confirms an action (`claims_action`): "Eggs have been added", "Ho
+  eliminato l'articolo", "He encendido la luz"; true only when a tool that
+  changes something ran, so it counts only when the user asked for an action
+  (`asks_for_action`);
+- it repeats the agent's own instruction to the model
+  (`echoes_instruction`): "The user asked: …", "using the tool results above".
+
+`SpokenCheck` holds each sentence of a reply until it is complete and checks
+it before it is spoken.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterable
+from enum import StrEnum
+import functools
+import re
+
+# Words that describe calling a tool, or a tool's result as a log would.
+_NARRATION = re.compile(
+    r"|".join(
+        (
+            # English
+            r"\b(?:call(?:ed|ing|s)?|invok(?:e|ed|es|ing)|execut(?:e|ed|es|ing)|"
+            r"us(?:e|ed|es|ing)|run(?:s|ning)?)\s+(?:the\s+|a\s+)?"
+            r"(?:`?\w+`?\s+)?(?:tool|function)s?\b",
+            r"\b(?:tool|function)\s+call(?:s|ed)?\b",
+            r"\bcalled\s+with\b",
+            r"\bthe\s+(?:tool|function)\s+`?[\w ]{2,40}?`?\s+"
+            r"(?:returned|returns|called|with|gave|says)\b",
+            # Italiano
+            r"\b(?:chiam|invoc|esegu|us)\w*\s+(?:lo\s+|la\s+|il\s+|l'|un\s+|una\s+)?"
+            r"(?:strumento|funzione|tool)\b",
+            r"\blo\s+strumento\s+`?\w+_\w+",
+            # Español
+            r"\b(?:llam|invoc|ejecut|us)\w*\s+(?:a\s+)?(?:la\s+|el\s+|una\s+|un\s+)?"
+            r"(?:herramienta|funci[oó]n|tool)\b",
+            r"\bla\s+herramienta\s+`?\w+_\w+",
+        )
+    ),
+    re.IGNORECASE,
+)
+
+# A tool name as a model writes it in a narration: with an underscore, or in
+# CamelCase (Assist's intents), as a word of its own.
+_IDENTIFIER = re.compile(r"[A-Za-z0-9]+(?:_[A-Za-z0-9]+)+|(?:[A-Z][a-z0-9]+){2,}")
+
+
+def tool_names_pattern(tools: Iterable[str]) -> re.Pattern[str] | None:
+    """The offered tools' names as a model writes them in a narration."""
+    return _names_pattern(tuple(sorted(tools)))
+
+
+@functools.lru_cache(maxsize=64)
+def _names_pattern(tools: tuple[str, ...]) -> re.Pattern[str] | None:
+    names = {name.rpartition("__")[2] for name in tools}
+    names = {name for name in names if _IDENTIFIER.fullmatch(name)}
+    if not names:
+        return None
+    alternatives = "|".join(re.escape(name) for name in sorted(names))
+    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+
+
+def narrates_call(text: str, tools: Iterable[str] | re.Pattern[str] | None) -> bool:
+    """Whether `text` describes calling a tool rather than answering
+    (`tools`: the offered names, or their `tool_names_pattern`): words that
+    describe a call, or a tool's name written as a call (`get_weather(`,
+    `delete_item with`, `add_item:`). A name alone is no narration: asked
+    "Who are you?", a model may list what it can do."""
+    if _NARRATION.search(text):
+        return True
+    if tools is None or isinstance(tools, re.Pattern):
+        pattern = tools
+    else:
+        pattern = tool_names_pattern(tools)
+    if pattern is None:
+        return False
+    return any(_AS_CALL.match(text, found.end()) for found in pattern.finditer(text))
+
+
+# What follows a tool's name written as a call.
+_AS_CALL = re.compile(
+    r"\s*(?:\(|\{|:|with\b|con\b|called\b|chiamat|llamad|for\s+(?:city|id|name)\b)",
+    re.IGNORECASE,
+)
+
+
+# A confirmation that something was done.
+_CLAIM = re.compile(
+    r"|".join(
+        (
+            # English
+            r"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)?been\s+"
+            r"(?:successfully\s+)?(?:added|removed|deleted|sent|set|updated|changed|"
+            r"created|turned|switched|notified|scheduled|saved|put|placed|cleared)\b",
+            r"\bI(?:'ve|\s+have)?\s+(?:just\s+|now\s+|successfully\s+)?"
+            r"(?:added|removed|deleted|sent|set|updated|changed|created|turned|"
+            r"switched|notified|scheduled|saved|put|placed|cleared|informed|told)\b",
+            r"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)?(?:added|removed|"
+            r"deleted|sent|set|updated|changed|created|turned|switched|notified|"
+            r"saved|put|placed|cleared)\b",
+            r"^\W*(?:added|removed|deleted|sent|updated|changed|created|turned on|"
+            r"turned off|switched on|switched off|notified|saved)\b",
+            r"\b(?:is|are)\s+now\s+(?:on|off|set|turned|switched|added|removed|gone)\b",
+            # "The milk is now in the shopping list." (P4a, no request made)
+            r"\b(?:is|are)\s+now\s+(?:in|on)\s+(?:the|your|my)\s+\w*\s*list\b",
+            r"\b(?:is|are|was|were)\s+(?:turned|switched)\s+(?:on|off)\b",
+            r"\b(?:successfully|now)\s+(?:added|removed|deleted|sent|updated|set)\b",
+            r"^\W*done\b",
+            # Italiano
+            r"\b(?:ho|abbiamo)\s+(?:appena\s+|ora\s+)?(?:aggiunt|rimoss|eliminat|"
+            r"cancellat|inviat|mandat|impostat|aggiornat|modificat|acces|spent|"
+            r"salvat|messo|tolt|avvisat)\w*",
+            r"\b(?:è|e'|sono)\s+stat[oaie]\s+(?:aggiunt|rimoss|eliminat|cancellat|"
+            r"inviat|mandat|impostat|aggiornat|modificat|acces|spent|salvat|mess|tolt)\w*",
+            r"\b(?:è|sono)\s+(?:ora|adesso)\s+(?:acces|spent|attiv|impostat)\w*",
+            r"\b(?:è|sono)\s+(?:acces|spent)[aoie]\b",
+            r"^\W*fatto\b",
+            # Español
+            r"\b(?:he|hemos)\s+(?:ya\s+)?(?:añadid|agregad|eliminad|borrad|quitad|"
+            r"enviad|mandad|actualizad|cambiad|encendid|apagad|guardad|puest|avisad)\w*",
+            r"\b(?:ha|han)\s+sido\s+(?:añadid|agregad|eliminad|borrad|quitad|enviad|"
+            r"mandad|actualizad|cambiad|encendid|apagad|guardad)\w*",
+            r"\b(?:está|están)\s+(?:ahora\s+)?(?:encendid|apagad)\w*",
+            r"^\W*(?:hecho|listo)\b",
+        )
+    ),
+    re.IGNORECASE | re.MULTILINE,
+)
+
+# A request for an action (an imperative, or "I need …"), not a question.
+_ACTION = re.compile(
+    r"|".join(
+        (
+            r"\b(?:add|put|remove|delete|take|send|notify|tell|let|set|change|"
+            r"update|turn|switch|open|close|lock|unlock|start|stop|trigger|ping|"
+            r"make|increase|decrease|clear|erase|create|save|buy|dim|raise|lower)\b",
+            r"\b(?:aggiungi|metti|togli|rimuovi|elimina|cancella|manda|invia|avvisa|"
+            r"di'|dì|imposta|cambia|aggiorna|accendi|spegni|apri|chiudi|avvia|"
+            r"ferma|crea|salva|alza|abbassa)\b",
+            r"\b(?:añade|agrega|pon|quita|elimina|borra|envía|envia|manda|avisa|"
+            r"dile|cambia|actualiza|enciende|apaga|abre|cierra|inicia|"
+            r"crea|guarda|sube|baja)\b",
+        )
+    ),
+    re.IGNORECASE,
+)
+
+
+# Asking to be told something: a question, whatever its verb ("Tell me the
+# weather in Rome.", "Dimmi cosa c'è nella lista.").
+_INFO_REQUEST = re.compile(
+    r"\b(?:tell|show|give)\s+me\b|\blet\s+me\s+know\b|"
+    r"\b(?:dimmi|mostrami|fammi\s+sapere)\b|\b(?:dime|muéstrame|muestrame)\b",
+    re.IGNORECASE,
+)
+
+
+def asks_for_action(request: str) -> bool:
+    """Whether the user's words ask for something to be done."""
+    return bool(_ACTION.search(_INFO_REQUEST.sub(" ", request)))
+
+
+def claims_action(text: str) -> bool:
+    """Whether `text` says that something was done."""
+    return bool(_CLAIM.search(text))
+
+
+# The agent's own instruction to the model (`rules`), as models
+# restate it.
+_INSTRUCTION = re.compile(
+    r"\bthe\s+user(?:'s\s+question\s+is|\s+asked)\s*[:\"“]|"
+    r"\btool\s+(?:results?|responses?)\s+(?:above|provides?)\b|"
+    r"\banswer\s+the\s+user's\s+question\b",
+    re.IGNORECASE,
+)
+
+
+def echoes_instruction(text: str) -> bool:
+    """Whether `text` repeats the agent's instruction instead of answering."""
+    return bool(_INSTRUCTION.search(text))
+
+
+_TOKEN = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+", re.UNICODE)
+_NUMBER = re.compile(r"\d")
+# Words that say nothing of a tool's domain.
+_COMMON = frozenset(
+    [
+        "a",
+        "an",
+        "and",
+        "are",
+        "as",
+        "at",
+        "be",
+        "by",
+        "can",
+        "for",
+        "from",
+        "in",
+        "is",
+        "it",
+        "its",
+        "of",
+        "on",
+        "or",
+        "the",
+        "this",
+        "to",
+        "what",
+        "when",
+        "where",
+        "which",
+        "who",
+        "with",
+        "you",
+        "your",
+        "call",
+        "tool",
+        "tools",
+        "use",
+        "get",
+        "set",
+    ]
+)
+
+
+def _words(text: str) -> list[str]:
+    return [w.lower() for w in _TOKEN.findall(text)]
+
+
+def _shape(text: str, named: set[str]) -> tuple[str, ...]:
+    """A text's words with its numbers and the words its request named
+    (a city, an item) taken out: "Rome: sunny, 16°C" asked for Rome ->
+    (sunny, N, c)."""
+    return tuple("N" if _NUMBER.match(w) else w for w in _words(text) if w not in named)
+
+
+_SKELETON = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+|[^\w\s]", re.UNICODE)
+
+
+def _skeleton(text: str) -> tuple[str, ...]:
+    """A text's form: each number N, each word W, punctuation kept
+    ("Rome: sunny, 16°C" -> W : W , N ° W)."""
+    return tuple(
+        "N" if t[0].isdigit() else "W" if t[0].isalpha() else t
+        for t in _SKELETON.findall(text.strip().rstrip("."))
+    )
+
+
+def makes_up_result(
+    sentence: str,
+    request: str,
+    earlier: Iterable[tuple[str, str]],
+    domains: Iterable[str],
+) -> bool:
+    """Whether `sentence`, said in a turn in which no tool ran, states a
+    tool's result: it has the form of a result (or an answer) an earlier
+    turn got (`earlier`: its request and that text), a number among other
+    values ("Paris: sunny, 18°C." after "Rome: sunny, 16°C"), or it holds a
+    number and the request or the sentence is about what a tool that reads
+    tells (`domains`: each such tool's name and description, e.g.
+    "get_weather: Current weather…")."""
+    named = set(_words(request))
+    mine = _shape(sentence, named)
+    form = _skeleton(sentence)
+    said = " ".join(_words(sentence))
+    for asked, result in earlier:
+        # Said again word for word, an earlier result is no invention.
+        if said in " ".join(_words(result)):
+            continue
+        theirs = _shape(result, set(_words(asked)))
+        if len(theirs) >= 2 and mine == theirs:
+            return True
+        if "N" in form and len(form) >= 4 and form == _skeleton(result):
+            return True
+    if not _NUMBER.search(sentence):
+        return False
+    # The request's words or the sentence's: "Che tempo fa a Milano?" was
+    # answered "The temperature in Milano is 23°C." (get_weather: "Current
+    # weather and temperature for a city.").
+    said_words = named | set(_words(sentence))
+    words = {w for w in said_words if len(w) > 3 and w not in _COMMON}
+    return any(words & set(_words(domain.replace("_", " "))) for domain in domains)
+
+
+# Where a sentence ends (the check runs on whole sentences).
+SENTENCE_END = re.compile(r"(?<=[.!?…:;])\s+|\n")
+
+
+class Withheld(StrEnum):
+    """Why a reply's words were not spoken."""
+
+    NARRATION = "narrated_call"
+    CLAIM = "claim_without_call"
+    INSTRUCTION = "echoed_instruction"
+    # A reply that was only JSON (`reply`: held from speech).
+    NOT_SPEECH = "json_instead_of_words"
+    # A tool's result stated with no call that gave it.
+    RESULT = "made_up_result"
+    # Call markup that could not be read, and nothing else (`reply`).
+    UNREADABLE = "unreadable_call"
+
+
+type SentenceCheck = Callable[[str], Withheld | None]
+
+
+class SpokenCheck:
+    """Holds a reply's words sentence by sentence and checks each before it
+    is spoken: from the first sentence that fails, nothing more is spoken.
+
+    Text-to-speech starts on whole sentences anyway (Home Assistant streams
+    to it after the first 60 characters), so a sentence's wait costs a voice
+    user nothing.
+    """
+
+    # A sentence this short ("Done.", "Sure!") is checked with the next one:
+    # alone it says too little to judge, and spoken it cannot be taken back.
+    SHORT = 24
+
+    __slots__ = ("_check", "_pending", "reason", "withheld")
+
+    def __init__(self, check: SentenceCheck) -> None:
+        """Check each sentence with `check` (a reason, or None when fine)."""
+        self._check = check
+        self._pending = ""
+        self.reason: Withheld | None = None
+        self.withheld = ""
+
+    def feed(self, text: str) -> str:
+        """Take a piece of the reply; return what may be spoken now."""
+        if self.reason is not None:
+            self.withheld += text
+            return ""
+        self._pending += text
+        spoken = ""
+        start = 0
+        while (end := SENTENCE_END.search(self._pending, start)) is not None:
+            sentence = self._pending[: end.end()]
+            if len(sentence.strip()) < self.SHORT:
+                start = end.end()  # wait for the next sentence
+                continue
+            if (reason := self._check(sentence)) is not None:
+                self.reason = reason
+                self.withheld, self._pending = self._pending, ""
+                return spoken
+            spoken += sentence
+            self._pending = self._pending[end.end() :]
+            start = 0
+        return spoken
+
+    def finish(self) -> str:
+        """The reply ended: check what is left."""
+        rest, self._pending = self._pending, ""
+        if self.reason is None and rest.strip():
+            self.reason = self._check(rest)
+        if self.reason is not None:
+            self.withheld += rest
+            return ""
+        return rest

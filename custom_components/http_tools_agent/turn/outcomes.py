@@ -1,0 +1,125 @@
+"""What became of each tool call of a turn, as a type carried with its result.
+
+Every result this integration puts in the chat log is a `CallResult`: the
+model reads its text, the agent decides by its `outcome` (what is said,
+what failed, what counts as done). Results of other APIs' tools (Assist's
+intents) are read from their structured data, never from their wording.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Mapping
+from dataclasses import dataclass
+from enum import StrEnum
+
+from homeassistant.components import conversation
+from homeassistant.helpers import llm
+
+from ..engine.executor import Outcome as RequestOutcome, ToolRunResult
+
+RESULT_KEY = "result"
+
+
+class CallOutcome(StrEnum):
+    """What became of one call."""
+
+    DONE = "done"  # it ran and its service (or Home Assistant) said yes
+    HTTP_ERROR = "http_error"  # the service answered with an error status
+    UNREACHABLE = "unreachable"  # the request got no answer
+    NOT_SENT = "not_sent"  # invalid arguments, or a host the policy refuses
+    # A rule of the agent did not let it run (a change nobody asked for, a
+    # call copied from a result, over the turn's limit, an id nobody read).
+    REFUSED = "refused"
+    # No call of an offered tool: an unknown name, or call markup that
+    # could not be read.
+    NOT_A_CALL = "not_a_call"
+    # Home Assistant's intent found no such device.
+    NO_DEVICE = "no_device"
+    # Home Assistant could not use the intent's slots.
+    NOT_UNDERSTOOD = "not_understood"
+    FAILED = "failed"  # another API's tool failed in another way
+
+    @property
+    def ran(self) -> bool:
+        """Whether the call was made (it reached its tool or service)."""
+        return self not in (CallOutcome.REFUSED, CallOutcome.NOT_A_CALL)
+
+
+_FROM_REQUEST = {
+    RequestOutcome.DONE: CallOutcome.DONE,
+    RequestOutcome.HTTP_ERROR: CallOutcome.HTTP_ERROR,
+    RequestOutcome.UNREACHABLE: CallOutcome.UNREACHABLE,
+    RequestOutcome.NOT_SENT: CallOutcome.NOT_SENT,
+}
+
+
+@dataclass(slots=True, kw_only=True)
+class CallResult(llm.ToolResult):
+    """A tool result with what became of the call."""
+
+    outcome: CallOutcome = CallOutcome.DONE
+    # The service's HTTP status, when it answered.
+    status: int | None = None
+
+    @classmethod
+    def of_run(cls, run: ToolRunResult) -> CallResult:
+        """The result of one HTTP tool run."""
+        return cls(
+            data={RESULT_KEY: run.text},
+            error=not run.ok,
+            outcome=_FROM_REQUEST[run.outcome],
+            status=run.status,
+        )
+
+    @classmethod
+    def not_run(cls, text: str, outcome: CallOutcome) -> CallResult:
+        """A call the agent answered without running it (`text`: what the
+        model reads)."""
+        return cls(data={RESULT_KEY: text}, error=True, outcome=outcome)
+
+
+_NO_DEVICE_CODES = frozenset({"no_valid_targets", "no_intent_match"})
+_NOT_UNDERSTOOD_ERRORS = frozenset({"InvalidSlotInfo", "MultipleInvalid", "Invalid"})
+
+
+def outcome_of(result: llm.ToolResult) -> CallOutcome:
+    """What became of the call whose result this is."""
+    if isinstance(result, CallResult):
+        return result.outcome
+    data = result.data
+    details = data.get("data")
+    if not result.error and data.get("response_type") != "error":
+        # An intent that ran, but not for every target ("Dim the kitchen
+        # lights": the light took no color).
+        if isinstance(details, dict) and failed_targets(details):
+            return CallOutcome.FAILED
+        return CallOutcome.DONE
+    code = details.get("code") if isinstance(details, dict) else None
+    if data.get("error") == "MatchFailedError" or code in _NO_DEVICE_CODES:
+        return CallOutcome.NO_DEVICE
+    if data.get("error") in _NOT_UNDERSTOOD_ERRORS:
+        return CallOutcome.NOT_UNDERSTOOD
+    return CallOutcome.FAILED
+
+
+def failed_targets(details: Mapping[str, object]) -> list[str]:
+    """The names of an intent's targets that failed (`IntentResponse`'s
+    `failed`)."""
+    failed = details.get("failed")
+    if not isinstance(failed, list):
+        return []
+    return [
+        str(target["name"])
+        for target in failed
+        if isinstance(target, dict) and target.get("name")
+    ]
+
+
+def content_outcome(content: conversation.ToolResultContent) -> CallOutcome:
+    """`outcome_of` a chat log's tool result."""
+    return outcome_of(content.result)
+
+
+def succeeded(content: conversation.ToolResultContent) -> bool:
+    """Whether the call ran and did what it was for."""
+    return content_outcome(content) is CallOutcome.DONE
