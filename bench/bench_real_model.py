@@ -45,7 +45,6 @@ from bench.grammar import grammar_in_requests
 from bench.nudge_placement import nudge_as_message
 from custom_components.http_tools_agent.const import DOMAIN
 from custom_components.http_tools_agent.small import rules as small_model
-from custom_components.http_tools_agent.turn import state as turn_module
 from dev.loopback import Recorded
 from dev.tool_server import DEMO_TOOLS, DemoToolServer, weather_for
 from tests.e2e.harness import (
@@ -385,7 +384,7 @@ def small_rules(changes: dict[str, bool] | None) -> Iterator[None]:
         yield
         return
     rules = replace(small_model.SMALL_RULES, **changes)
-    with mock.patch.object(turn_module, "SMALL_RULES", rules):
+    with mock.patch.object(small_model, "SMALL_RULES", rules):
         yield
 
 

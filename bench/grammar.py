@@ -18,7 +18,10 @@ import re
 from typing import Any
 from unittest import mock
 
-from custom_components.http_tools_agent.turn import state as turn_module
+from custom_components.http_tools_agent.turn import (
+    request as request_module,
+    state as turn_module,
+)
 
 _BASICS = r"""
 ws ::= [ ]?
@@ -87,10 +90,10 @@ def grammar_in_requests() -> Iterator[None]:
     original = turn_module.Turn.request
 
     def request(
-        self: turn_module.Turn, ask: turn_module.Ask = turn_module.Ask.ROUND
-    ) -> turn_module.Request:
+        self: turn_module.Turn, ask: request_module.Ask = request_module.Ask.ROUND
+    ) -> request_module.Request:
         built = original(self, ask)
-        if self.tools and ask is not turn_module.Ask.CLOSING:
+        if self.tools and ask is not request_module.Ask.CLOSING:
             built.extra_body["grammar"] = gbnf(list(self.tools))
         return built
 

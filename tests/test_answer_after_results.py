@@ -21,10 +21,7 @@ from custom_components.http_tools_agent.const import (
     CONF_MAX_TOOL_ITERATIONS,
     CONF_PROFILE,
 )
-from custom_components.http_tools_agent.small.rules import (
-    ANSWER_NUDGE,
-    MoreOf,
-)
+from custom_components.http_tools_agent.small.answer import ANSWER_NUDGE, MoreOf
 
 from .kit import call_service, converse, speech
 from .servers import (

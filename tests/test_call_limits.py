@@ -16,7 +16,7 @@ from custom_components.http_tools_agent.const import (
     CONF_MAX_CALLS_PER_TURN,
     CONF_PROFILE,
 )
-from custom_components.http_tools_agent.small.rules import UNASKED_ERROR, asks_for
+from custom_components.http_tools_agent.small.guards import UNASKED_ERROR, asks_for
 
 from .kit import converse, speech, weather_tool
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream

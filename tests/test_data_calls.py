@@ -18,7 +18,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.http_tools_agent.const import CONF_PROFILE, CONF_TOOLS
-from custom_components.http_tools_agent.turn.calls import COPIED_CALL_ERROR
+from custom_components.http_tools_agent.turn.data_calls import COPIED_CALL_ERROR
 from dev.loopback import RecordingServer
 
 from .kit import converse, load_integration, server_entry, speech

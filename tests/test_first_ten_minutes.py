@@ -22,8 +22,8 @@ import pytest
 
 from custom_components.http_tools_agent.const import CONF_TOOLS
 from custom_components.http_tools_agent.turn.honesty import Withheld
+from custom_components.http_tools_agent.turn.request import RETRY_NUDGES
 from custom_components.http_tools_agent.turn.runaway import MAX_CHARS
-from custom_components.http_tools_agent.turn.state import RETRY_NUDGES
 from dev.demo_house import HOUSE, async_set_up_house
 from dev.demo_setup import MODEL
 from dev.tool_server import DEMO_TOOLS, DemoToolServer

@@ -30,7 +30,7 @@ from custom_components.http_tools_agent.turn.honesty import (
     makes_up_result,
     narrates_call,
 )
-from custom_components.http_tools_agent.turn.state import RETRY_NUDGES
+from custom_components.http_tools_agent.turn.request import RETRY_NUDGES
 from dev.tool_server import DEMO_TOOLS, DemoToolServer
 
 from .kit import converse, load_integration, server_entry, speech

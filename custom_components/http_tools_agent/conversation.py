@@ -25,8 +25,8 @@ from .server.errors import ServerAuthError, ServerUnavailableError
 from .server.warm_up import WARM_UP_TEXT, PromptWarmer, last_asked, warm_up_wanted
 from .tools.llm_api import current_agent
 from .turn.prompt import async_note, split_prompt_template
+from .turn.request import Request
 from .turn.say import async_spoken_error
-from .turn.state import Request
 
 # Turns run concurrently: each is its own request to the server.
 PARALLEL_UPDATES = 0

@@ -39,7 +39,7 @@ from typing import Any
 import aiohttp
 from aiohttp import web
 
-from custom_components.http_tools_agent.small.rules import ANSWER_NUDGE
+from custom_components.http_tools_agent.small.answer import ANSWER_NUDGE
 from dev.http_config import seed_http_config
 from dev.loopback import LoopbackServer
 from dev.openapi_service import LightsService

@@ -59,7 +59,7 @@ import openai
 
 from ..const import LOGGER
 from ..runtime import HttpToolsConfigEntry
-from ..turn.state import Request
+from ..turn.request import Request
 from .client import async_complete
 from .info import KIND_OPENAI, ServerInfo
 from .profiles import hosted

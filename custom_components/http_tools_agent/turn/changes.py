@@ -11,7 +11,7 @@ markup that was no call, is no action that failed.
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 import re
 
 from homeassistant.components import conversation
@@ -21,10 +21,12 @@ from .outcomes import CallOutcome, CallResult, content_outcome, failed_targets
 
 @dataclass(frozen=True, slots=True)
 class Failure:
-    """Why an action did not happen: a spoken message key and placeholders."""
+    """Why an action did not happen: a spoken message key and placeholders,
+    and the tool that failed."""
 
     reason: str
     placeholders: dict[str, str]
+    tool: str = ""
 
 
 @dataclass(frozen=True, slots=True)
@@ -83,7 +85,7 @@ def turn_actions(
             done.add(content.tool_name)
             failed.pop(content.tool_name, None)  # a later call made it good
         else:
-            failed[content.tool_name] = failure
+            failed[content.tool_name] = replace(failure, tool=content.tool_name)
     return Actions(frozenset(done), tuple(failed.values()))
 
 

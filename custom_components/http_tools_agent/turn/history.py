@@ -11,7 +11,7 @@ what each does to the follow-up turns):
 - `none`: only the question being answered.
 
 `profile` (the default) is `all` for a capable model and the measured best
-for a small one (`SMALL_HISTORY`). The system prompt and the turn being
+for a small one (`small/rules.py`, `HISTORY`). The system prompt and the turn being
 answered are always sent whole.
 """
 
@@ -24,12 +24,6 @@ from openai.types.chat import ChatCompletionMessageParam
 HISTORY_PROFILE = "profile"
 HISTORY_CHOICES = (HISTORY_PROFILE, "all", "text", "recent", "none")
 DEFAULT_HISTORY_TURNS = 3
-# What `profile` means for a small model (bench/RESULTS.md, P4m, with
-# Qwen2.5-Coder-0.5B): with no earlier turn the follow-ups made the right
-# requests 14/18 and 12/17 times (tuning / held-out conversations), with
-# all of them 10/18 and 5/17, and 0 and 2 answers were made up against 3
-# and 7. The model copies what it sees; it guesses the rest from the words.
-SMALL_HISTORY = "none"
 
 
 def shape_history(

@@ -123,6 +123,17 @@ def chat_tools(llm_api: llm.APIInstance) -> ChatTools:
     return ChatTools(tools, schemas, frozenset(read_only), listers)
 
 
+def this_turn(
+    chat_log: conversation.ChatLog,
+) -> tuple[str, list[conversation.Content]]:
+    """This turn's user message, and what came after it (in order)."""
+    contents = chat_log.content
+    for index in range(len(contents) - 1, -1, -1):
+        if isinstance(user := contents[index], conversation.UserContent):
+            return user.content, contents[index + 1 :]
+    return "", list(contents)
+
+
 def tool_result_text(result: llm.ToolResult) -> str:
     """Return what the model reads for a tool result.
 

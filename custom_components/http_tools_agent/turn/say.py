@@ -1,12 +1,26 @@
-"""Messages the agent speaks itself, in the conversation's language."""
+"""What the agent says itself, in the user's language: its messages, and
+what ends a turn whose model did not answer, or whose answer is not true.
+"""
 
 from __future__ import annotations
 
+from dataclasses import dataclass, field
+import re
+from typing import TYPE_CHECKING
+
+from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import translation
 
 from ..const import DOMAIN
+from .changes import Failure, says_failed
+from .honesty import Withheld, asks_for_action
+from .messages import AgentWords
+from .read_out import results_in_words
+
+if TYPE_CHECKING:
+    from .state import Turn
 
 
 async def async_spoken_message(
@@ -35,3 +49,99 @@ async def async_spoken_error(
             hass, language, err.translation_key, err.translation_placeholders or {}
         )
     return str(err)
+
+
+def action_words(tool: str) -> str:
+    """A tool's name as a person says it ("add item" for
+    `http-tools__add_item`, "turn on" for `assist__intent__HassTurnOn`)."""
+    name = tool.rpartition("__")[2].removeprefix("Hass")
+    return " ".join(w.lower() for w in _NAME_WORD.findall(name)) or name
+
+
+_NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def agent_words(
+    agent_id: str, text: str, history: str | None = None
+) -> conversation.AssistantContent:
+    """The agent's own words as chat log content: marked so, never sent to
+    the model as words it wrote (`messages.AgentWords`); later requests
+    carry `history` in their place."""
+    return conversation.AssistantContent(
+        agent_id=agent_id, content=text, native=AgentWords(history)
+    )
+
+
+@dataclass(frozen=True, slots=True)
+class Said:
+    """What the agent says: a message key and its placeholders, a failure
+    whose reason fills `{reason}`, and what later requests carry in its
+    place (None: the turn is left out of them if it made no call)."""
+
+    key: str
+    placeholders: dict[str, str] = field(default_factory=dict)
+    failure: Failure | None = None
+    history: str | None = None
+
+
+async def async_words(hass: HomeAssistant, language: str | None, said: Said) -> str:
+    """`said` in `language` (a failure's reason translated too)."""
+    placeholders = dict(said.placeholders)
+    if said.failure is not None:
+        placeholders["reason"] = await async_spoken_message(
+            hass, language, said.failure.reason, said.failure.placeholders
+        )
+    return await async_spoken_message(hass, language, said.key, placeholders)
+
+
+def what_happened(turn: Turn) -> Said | None:
+    """What the agent says to end a turn whose model did not answer, or
+    whose answer is not true; None when the model's words stand.
+
+    An action that failed is said as failed, whatever the model wrote; a
+    question never gets an action's wording; a read-out is only of what
+    the request asked for (`turn/read_out.py`)."""
+    chat_log = turn.chat_log
+    last = chat_log.content[-1]
+    said = (
+        last.content.strip()
+        if isinstance(last, conversation.AssistantContent)
+        and last.content
+        and not isinstance(last.native, AgentWords)
+        else ""
+    )
+    acts = turn.actions()
+    if turn.verdict is not None and not acts.done:
+        return Said(*turn.verdict)
+    if acts.failed and not (said and says_failed(said)):
+        failure = acts.failed[0]
+        if acts.done:
+            action = {"action": action_words(failure.tool)}
+            return Said("action_partly_failed", action, failure)
+        return Said("action_failed", {}, failure)
+    if said and not turn.nothing_done:
+        return None
+    asked_action = asks_for_action(turn.question)
+    result = results_in_words(chat_log, turn.offered.read_only)
+    ran = turn.gate.ran > 0
+    if turn.nothing_done:
+        # A narration, a claim or a made-up result again, never the call:
+        # nothing was done.
+        if turn.retried is Withheld.RESULT or not asked_action:
+            return Said("no_result" if not ran else "could_not_find_out")
+        return Said("nothing_done" if not ran else "not_done")
+    if result is not None and not (asked_action and not acts.done):
+        # A model that ran tools but could not put their results into words
+        # (even when its rounds ran out): the results are read.
+        key, placeholders = result
+        return Said(key, placeholders, history=placeholders.get("result"))
+    if not turn.unreadable and not any(
+        isinstance(content, conversation.ToolResultContent)
+        for content in turn.since_question
+    ):
+        return Said("empty_answer")  # no call was even tried
+    if asked_action:
+        # A change was asked for and none ran: never a read-out of other
+        # results instead.
+        return Said("nothing_done" if not ran else "not_done")
+    return Said("could_not_find_out")

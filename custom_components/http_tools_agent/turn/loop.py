@@ -1,0 +1,338 @@
+"""The tool loop of one turn, over Home Assistant's ChatLog.
+
+Each round asks the model once; the chat log runs the calls of its reply
+and the next request carries their results, until a reply makes no call
+(the answer) or `max_tool_iterations` rounds ran. Every request of the turn
+is sent by `_async_ask`, and counts against one budget (`RequestBudget`):
+the rounds, the request for the answer, the closing request and the
+requests asked again. What keeps a turn from ending in silence, each asked
+at most once: a streamed reply that came back with no words and no call is
+asked again without streaming (some servers' tool parsers swallow a call
+on the streaming path); a request longer than the server's context is sent
+again without the older history; a reply whose words were not spoken
+(`turn/honesty.py`) or whose call could not be read is asked again, saying
+why. Tools that ran but got no answer lead to one closing request for it;
+when even that stays silent, the agent says what happened
+(`turn/say.py`). The small profile's request for the answer and its
+lookups come from `small/` through the turn's rules.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncGenerator
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from homeassistant.components import conversation
+from homeassistant.core import HomeAssistant
+from homeassistant.helpers import llm
+
+from ..const import LOGGER
+from ..engine.lookup import named_items
+from ..server.errors import ContextOverflowError
+from .calls import new_call_id
+from .honesty import Withheld
+from .messages import tool_result_text
+from .outcomes import succeeded
+from .reply import Delta, Reply
+from .request import Ask, Request
+from .say import Said, agent_words, async_words, what_happened
+
+if TYPE_CHECKING:
+    from ..runtime import HttpToolsRuntime
+    from .state import Turn
+
+# Requests a turn may send besides its rounds: the request for the answer,
+# the closing request, and two requests asked again (a reply not spoken, a
+# streamed reply that came back empty, a request longer than the context).
+EXTRA_REQUESTS = 4
+
+
+@dataclass(slots=True)
+class RequestBudget:
+    """How many requests a turn may still send."""
+
+    left: int
+
+    def take(self) -> bool:
+        """Spend one; False when none is left."""
+        if self.left <= 0:
+            return False
+        self.left -= 1
+        return True
+
+
+def _last_round(turn: Turn) -> list[conversation.ToolResultContent]:
+    """The tool results of this turn's last round that had calls, in order."""
+    found: list[conversation.ToolResultContent] = []
+    for content in reversed(turn.since_question):
+        if isinstance(content, conversation.ToolResultContent):
+            found.append(content)
+        elif found:
+            break
+    return found[::-1]
+
+
+def _latest_result(turn: Turn, tool: str) -> str | None:
+    """The text of this turn's latest successful result of `tool`."""
+    for content in reversed(turn.since_question):
+        if (
+            isinstance(content, conversation.ToolResultContent)
+            and content.tool_name == tool
+            and succeeded(content)
+        ):
+            return tool_result_text(content.result)
+    return None
+
+
+async def _agent_calls(calls: list[llm.ToolInput]) -> AsyncGenerator[Delta]:
+    """Calls the agent makes itself, as an assistant message without words."""
+    yield {"role": "assistant"}
+    yield {"tool_calls": calls}
+
+
+class TurnLoop:
+    """One turn of an agent: its rounds, its requests, its last words."""
+
+    def __init__(
+        self,
+        hass: HomeAssistant,
+        runtime: HttpToolsRuntime,
+        turn: Turn,
+        agent_id: str,
+    ) -> None:
+        """Run `turn` for the agent `agent_id` on the entry's server."""
+        self.hass = hass
+        self.runtime = runtime
+        self.turn = turn
+        self.agent_id = agent_id
+        self.rounds = runtime.settings.max_tool_iterations
+        self.budget = RequestBudget(self.rounds + EXTRA_REQUESTS)
+
+    async def async_run(self) -> None:
+        """Ask, run the reply's calls, send their results back, until the
+        model answers or the rounds run out; then, if needed, say what
+        happened."""
+        turn = self.turn
+        while turn.round < self.rounds:
+            reply = await self._async_ask(Ask.ROUND)
+            if reply is None:
+                break
+            if reply.lookups:
+                await self._async_look_up(reply)
+                if turn.verdict is not None:
+                    break
+            if not reply.calls:
+                self._note_required_answered(reply)
+                if turn.gate.seen and not reply.text.strip():
+                    # Tools ran, but this reply only repeated a call or echoed
+                    # a result: the results are in, so ask for the answer.
+                    await self._async_ask(Ask.CLOSING)
+                break
+            if turn.rules.answer_request and not self._round_failed():
+                # Small models: the results are in, ask for the answer
+                # (`small/answer.py`). A failed call gets another round, so
+                # the model can retry.
+                await self._async_ask_answer()
+                break
+            turn.next_round()
+        else:
+            # Calls kept coming until the rounds ran out.
+            await self._async_ask(Ask.CLOSING)
+        if (said := what_happened(turn)) is not None:
+            await self._async_say(said)
+
+    def _round_failed(self) -> bool:
+        """Whether a call of the last round got an error (the model may retry)."""
+        return any(not succeeded(content) for content in _last_round(self.turn))
+
+    async def _async_ask_answer(self) -> None:
+        """The results are in: ask for the answer from them. Asked so, a
+        small model answers; offered any call, it calls other tools. While
+        rounds remain, it may still call a tool it used for something else
+        the user named (`MoreOf`: "Rome and Paris?" drew one call, for Rome);
+        with those results in, or when the reply had no words (offered
+        calls, the 0.5B model seldom writes any), the closing request asks
+        for the answer."""
+        turn = self.turn
+        if turn.round + 1 < self.rounds:
+            turn.next_round()
+            LOGGER.debug("Asking for the answer, or calls for the rest")
+            reply = await self._async_ask(Ask.ANSWER)
+            if reply is None or (reply.text.strip() and not reply.ran):
+                return
+        await self._async_ask(Ask.CLOSING)
+
+    async def _async_ask(self, ask: Ask) -> Reply | None:
+        """Send one request (and the requests asked again for it), each one
+        counted; the chat log runs the calls of the reply. None: the turn's
+        budget is spent."""
+        turn = self.turn
+        stream = turn.options.stream
+        while self.budget.take():
+            reply = turn.reply(ask)
+            request = turn.request(ask)
+            try:
+                await self._async_send(reply, request, stream=stream)
+            except ContextOverflowError as err:
+                if turn.refitted:
+                    raise  # spoken as the server's error
+                self._learn_context(err, request.chars)
+                # Streamed again, as the agent streams: an empty stream was
+                # the overflow's doing (llama-cpp-python fails inside it).
+                stream = turn.options.stream
+                continue
+            turn.after_reply(reply)
+            if (tokens := (reply.usage or {}).get("prompt_tokens")) is not None:
+                turn.context.calibrate(request.chars, tokens)
+            self._note_quirks(reply)
+            if reply.withheld is not None:
+                again = self._after_withheld(ask, reply)
+                if again is None:
+                    return reply
+                ask = again
+                continue
+            if stream and reply.empty:
+                if reply.thinking.strip() and reply.finish_reason == "length":
+                    # Thinking used up `max_tokens`: asking again would too.
+                    LOGGER.warning(
+                        "The model of %s spent all %d tokens thinking; set its "
+                        "thinking off or raise its maximum tokens",
+                        self.agent_id,
+                        turn.options.max_tokens,
+                    )
+                    self.runtime.record_quirk("thinking_used_max_tokens")
+                    return reply
+                # Some servers' tool parsers swallow a call (or a thinking
+                # model's answer) on the streaming path: ask without it.
+                LOGGER.debug("Streamed reply had no words and no call; asking again")
+                stream = False
+                continue
+            return reply
+        LOGGER.debug("%s: the turn's requests are spent", self.agent_id)
+        return None
+
+    async def _async_send(
+        self, reply: Reply, request: Request, *, stream: bool
+    ) -> None:
+        """One request; the reply streams into the chat log."""
+        async with self.runtime.turns.request():
+            await self._async_add(
+                reply.async_run(
+                    self.runtime.client,
+                    request.params,
+                    stream=stream,
+                    extra_body=request.extra_body,
+                )
+            )
+
+    async def _async_add(self, deltas: AsyncGenerator[Delta]) -> None:
+        """Stream content into the chat log (which runs its calls)."""
+        async for _content in self.turn.chat_log.async_add_delta_content_stream(
+            self.agent_id, deltas
+        ):
+            pass
+
+    def _after_withheld(self, ask: Ask, reply: Reply) -> Ask | None:
+        """A reply whose words were not spoken (`turn/honesty.py`): it
+        narrated a call, claimed an action no tool did, restated the agent's
+        instruction, or wrote a call that could not be read. Asked once
+        more, saying why (the next request to send, or None); after a second
+        such reply the agent says that nothing was done."""
+        turn = self.turn
+        assert reply.withheld is not None
+        self.runtime.record_quirk(reply.withheld.value)
+        if reply.calls:
+            return None  # it called: only its words were not said
+        if ask is Ask.CLOSING or turn.retried is not None:
+            turn.settle(reply.withheld)  # no more asking
+            return None
+        if (
+            reply.withheld in (Withheld.INSTRUCTION, Withheld.NOT_SPEECH)
+            and turn.gate.seen
+        ):
+            return None  # the results are in: the agent asks for or reads them
+        LOGGER.debug("Reply not spoken (%s); asking once more", reply.withheld)
+        turn.retry(reply.withheld)
+        return Ask.RETRY
+
+    def _learn_context(self, err: ContextOverflowError, chars: int) -> None:
+        """The request did not fit the server's context (tried once a turn)."""
+        overflow = err.overflow
+        LOGGER.info(
+            "The request of %s was longer than the server's context (%s tokens); "
+            "sending it again with less history",
+            self.agent_id,
+            overflow.n_ctx or "size unknown",
+        )
+        self.runtime.record_quirk("context_overflow")
+        self.turn.learn_context(overflow, chars)
+
+    async def _async_look_up(self, reply: Reply) -> None:
+        """Changes refused for an id nobody read: their collection was read
+        (`Rules.reads_first`); the agent makes the change itself on the one
+        item the user's words name, or says that none, or several, do."""
+        turn = self.turn
+        calls: list[llm.ToolInput] = []
+        for lookup in reply.lookups:
+            text = _latest_result(turn, lookup.lister)
+            if text is None:
+                continue  # the read failed: the model reads why
+            found = named_items(text, lookup.key, turn.question)
+            if len(found) == 1:
+                arguments = {**lookup.arguments, lookup.key: found[0][0]}
+                calls.append(
+                    llm.ToolInput(
+                        tool_name=lookup.tool, tool_args=arguments, id=new_call_id()
+                    )
+                )
+            elif found:
+                turn.end("which_one", {"names": " / ".join(n for _, n in found)})
+            else:
+                turn.end("no_match")
+        if not calls:
+            return
+        turn.go_on()
+        for call in calls:
+            turn.gate.mark_run(call)
+        LOGGER.debug("Changing the items the request names: %s", calls)
+        await self._async_add(_agent_calls(calls))
+
+    def _note_required_answered(self, reply: Reply) -> None:
+        """The server does not enforce `required` (llama-cpp-python, small
+        models): the words are the answer, not a reason to loop."""
+        if self.turn.options.tool_choice == "required" and reply.text.strip():
+            self.runtime.record_quirk(
+                "required_answered_in_words",
+                "The model answered in words although tool_choice is "
+                "required (the server does not enforce it)",
+            )
+
+    def _note_quirks(self, reply: Reply) -> None:
+        """Count what the agent made up for (diagnostics)."""
+        counts = reply.gate.counts
+        for quirk, count in (
+            ("calls_over_the_limit", counts["over_budget"]),
+            ("unasked_change", counts["unasked"]),
+            ("invented_place", counts["invented_places"]),
+            ("invented_filter", counts["invented_filters"]),
+            ("untrusted_id", counts["untrusted"]),
+            ("near_json_repaired", reply.repaired),
+            ("runaway_cut", reply.ran_away),
+            ("thinking_only_round", reply.empty and bool(reply.thinking.strip())),
+        ):
+            if count:
+                self.runtime.record_quirk(quirk)
+        if counts["copied"]:
+            self.runtime.record_quirk(
+                "call_copied_from_result",
+                "A call written in a tool's result was not run",
+            )
+
+    async def _async_say(self, said: Said) -> None:
+        """Add the agent's own words to the turn."""
+        self.runtime.record_quirk("agent_answered")
+        text = await async_words(self.hass, self.turn.language, said)
+        self.turn.chat_log.async_add_assistant_content_without_tools(
+            agent_words(self.agent_id, text, said.history)
+        )

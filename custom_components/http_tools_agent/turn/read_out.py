@@ -1,0 +1,98 @@
+"""What the agent reads out of a turn's results when the model did not put
+them into words (common below 1B parameters): "Rome: sunny, 16°C.",
+"apples (3), bananas (6), milk (1).", "Done: eggs (1).".
+
+Only what the request asked for is read: a change the request asks for, a
+read whose values or tool the request names. The weather in London read
+for "Tell everyone dinner is ready.", or Assist's overview of the house,
+never is; after a change, the reads that led to it are no news.
+"""
+
+from __future__ import annotations
+
+import re
+
+from homeassistant.components import conversation
+from homeassistant.helpers import llm
+
+from ..engine.speakable import speakable
+from ..small.answer import texts_of
+from ..small.guards import asks_for
+from .messages import this_turn, tool_result_text
+from .outcomes import RESULT_KEY, succeeded
+
+# Assist's overview of the house: what the model reads to act, never an
+# answer of its own.
+_CONTEXT_TOOLS = ("GetLiveContext",)
+
+
+_NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])")
+_SAID_WORD = re.compile(r"[^\W\d_]+")
+
+
+def _asked(
+    content: conversation.ToolResultContent,
+    call: llm.ToolInput | None,
+    question: str,
+    read_only: frozenset[str],
+) -> bool:
+    """Whether the user's words ask for what this call gave. A change: its
+    verb or another word of its name (`rules.asks_for`). A read: its
+    text arguments are words of the request ("Madrid" for "How hot is it in
+    Madrid?"), or a word of its name is ("list" for "What's on my shopping
+    list?"); the weather in London read for "Tell everyone dinner is
+    ready." is neither."""
+    name = content.tool_name.rpartition("__")[2]
+    if name in _CONTEXT_TOOLS:
+        return False
+    if content.tool_name not in read_only:
+        return asks_for(content.tool_name, question)
+    lowered = question.lower()
+    texts = texts_of(call.tool_args) if call is not None else frozenset()
+    if texts and all(text in lowered for text in texts):
+        return True
+    said = set(_SAID_WORD.findall(lowered))
+    words = {w.lower() for w in _NAME_WORD.findall(name) if len(w) > 2}
+    return any(w in said or f"{w}s" in said or w.rstrip("s") in said for w in words)
+
+
+def results_in_words(
+    chat_log: conversation.ChatLog, read_only: frozenset[str]
+) -> tuple[str, dict[str, str]] | None:
+    """This turn's successful results that the request asked for, as an
+    answer ("Rome: sunny, 16 °C.", "apples (3), bananas (6), milk (1).",
+    "Done: eggs (1)."), as a spoken message key and its placeholders; None
+    when none did. The weather nobody asked for, or Assist's overview of
+    the house, is never read out."""
+    question, since = this_turn(chat_log)
+    calls = {
+        call.id: call
+        for content in since
+        if isinstance(content, conversation.AssistantContent)
+        for call in content.tool_calls or ()
+    }
+    asked = [
+        content
+        for content in since
+        if isinstance(content, conversation.ToolResultContent)
+        and succeeded(content)
+        and _asked(content, calls.get(content.tool_call_id), question, read_only)
+    ]
+    if not asked:
+        return None
+    changes = [content for content in asked if content.tool_name not in read_only]
+    acted = bool(changes)
+    texts: list[str] = []
+    # "Done" is said of the changes: the reads that led to them are no news.
+    for content in changes or asked:
+        text = content.result.data.get(RESULT_KEY)
+        if not isinstance(text, str):
+            text = tool_result_text(content.result)
+        if (words := speakable(text).strip()) and words not in texts:
+            texts.append(words)
+    result = "; ".join(texts).rstrip(".") + "." if texts else ""
+    if acted:
+        return ("tool_result_done", {"result": result}) if texts else ("done", {})
+    if texts:
+        return "tool_result_only", {"result": result}
+    return "tool_result_empty", {}

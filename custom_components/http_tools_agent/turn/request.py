@@ -1,0 +1,191 @@
+"""What one request of a turn sends the server.
+
+A request carries the chat log as messages (`turn/messages.py`), shaped by
+what the model is sent of earlier turns (`turn/history.py`), the agent's
+examples at the end of the system prompt, the history that fits the
+server's context (`turn/context_fit.py`), `tool_choice` (`required` only on
+the first round: after it the model must be free to answer), and the
+agent's extra body with its thinking switch. The request for the answer
+carries its instruction on the last result (`small/answer.py`); a request
+asked again after a reply that was not spoken says why (`RETRY_NUDGES`).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from enum import Enum
+from typing import TYPE_CHECKING, Any
+
+from openai.types.chat import (
+    ChatCompletionMessageParam,
+    ChatCompletionSystemMessageParam,
+    ChatCompletionToolMessageParam,
+    ChatCompletionUserMessageParam,
+)
+from openai.types.chat.completion_create_params import CompletionCreateParamsBase
+
+from ..agent_options import ToolChoice, request_extra, thinking_fields
+from ..small.answer import answer_nudge
+from .context_fit import answer_reserve, request_chars
+from .examples import examples_text
+from .history import shape_history
+from .honesty import Withheld
+from .messages import chat_messages
+
+if TYPE_CHECKING:
+    from .state import Turn
+
+
+class Ask(Enum):
+    """What a request asks for."""
+
+    ROUND = "round"  # the model's choice: calls or an answer
+    # Small models, after a round's results: the answer, or more calls of a
+    # tool the turn used for what the user named and the results leave out
+    # (`small/answer.py` `MoreOf`).
+    ANSWER = "answer"
+    CLOSING = "closing"  # the answer; no call runs (`tool_choice: none`)
+    # Once more after a reply that was not spoken (`turn/honesty.py`): it
+    # narrated a call, claimed an action no tool did, restated the
+    # instruction, or wrote a call that could not be read.
+    RETRY = "retry"
+
+
+# What the request after a withheld reply says (on its last message).
+RETRY_NUDGES = {
+    Withheld.NARRATION: (
+        "You described a tool call instead of making it. If the request needs "
+        "a tool, call it now; otherwise answer in plain words."
+    ),
+    Withheld.CLAIM: (
+        "Nothing has been done yet: no tool that does it ran. Call the tool "
+        "now, or say in plain words that you cannot."
+    ),
+    Withheld.INSTRUCTION: "Answer the user in plain words.",
+    Withheld.NOT_SPEECH: "Answer the user in plain words, not JSON.",
+    Withheld.UNREADABLE: (
+        "Your tool call could not be read: it was not valid JSON. Write the "
+        "call again as one valid JSON object, or answer in plain words."
+    ),
+    Withheld.RESULT: (
+        "No tool ran: do not make up a result. Call the tool that gives it "
+        "now, or say in plain words that you cannot."
+    ),
+}
+
+
+@dataclass(slots=True)
+class Request:
+    """One request: typed params and the agent's extra fields."""
+
+    params: CompletionCreateParamsBase
+    extra_body: dict[str, Any]
+
+    @property
+    def chars(self) -> int:
+        """The size of messages and tools, to calibrate the token estimate
+        (only when the server reports tokens: serialising is not free)."""
+        return request_chars(self.params["messages"], self.params.get("tools", []))
+
+
+def _with_instruction(
+    message: ChatCompletionMessageParam, instruction: str
+) -> ChatCompletionMessageParam:
+    """The message with the agent's instruction after its text (the user's
+    question or the last tool result: every chat template takes those)."""
+    content = message.get("content")
+    if message["role"] == "user" and isinstance(content, str):
+        return ChatCompletionUserMessageParam(
+            role="user", content=f"{content}\n\n{instruction}"
+        )
+    if message["role"] == "tool" and isinstance(content, str):
+        return ChatCompletionToolMessageParam(
+            role="tool",
+            tool_call_id=message["tool_call_id"],
+            content=f"{content}\n\n{instruction}",
+        )
+    return message
+
+
+def tool_choice(turn: Turn, ask: Ask) -> ToolChoice:
+    """`none` to close; `required` on the first round only."""
+    if ask is Ask.CLOSING:
+        return "none"
+    if turn.options.tool_choice == "required" and turn.round > 0:
+        return "auto"
+    return turn.options.tool_choice
+
+
+def build_request(turn: Turn, ask: Ask) -> Request:
+    """The request `ask` sends now."""
+    options = turn.options
+    messages = shape_history(
+        chat_messages(turn.chat_log.content, turn.notes.note),
+        turn.history_mode,
+        options.history_turns,
+    )
+    _add_examples(turn, messages)
+    last = messages[-1]
+    if (
+        ask is Ask.ANSWER
+        and turn.rules.answer_request
+        and turn.gate.seen
+        and last["role"] == "tool"
+    ):
+        # Small models: the instruction to answer, with the question again.
+        # In the result itself: Mistral's and Qwen 3.5's templates refuse a
+        # system message there, and Mistral's a user message after a result.
+        messages[-1] = ChatCompletionToolMessageParam(
+            role="tool",
+            tool_call_id=last["tool_call_id"],
+            content=f"{last['content']}\n\n{answer_nudge(turn.question)}",
+        )
+    if ask is Ask.RETRY and turn.retried is not None:
+        messages[-1] = _with_instruction(messages[-1], RETRY_NUDGES[turn.retried])
+    messages = _fit(turn, messages)
+    params = CompletionCreateParamsBase(
+        model=options.model,
+        messages=messages,
+        temperature=options.temperature,
+        max_tokens=options.max_tokens,
+        user=turn.chat_log.conversation_id,
+    )
+    if turn.tools:
+        params["tools"] = turn.tools
+        params["tool_choice"] = tool_choice(turn, ask)
+    extra = request_extra(
+        options.extra_body, thinking_fields(options.thinking, turn.server.kind)
+    )
+    return Request(params, extra)
+
+
+def _add_examples(turn: Turn, messages: list[ChatCompletionMessageParam]) -> None:
+    """The agent's examples end the system prompt (its stable part)."""
+    text = examples_text(
+        turn.options.examples, turn.options.custom_examples, turn.schemas
+    )
+    first = messages[0] if messages else None
+    if text and first is not None and first["role"] == "system":
+        content = first.get("content")
+        if isinstance(content, str):
+            messages[0] = ChatCompletionSystemMessageParam(
+                role="system", content=f"{content}\n\n{text}"
+            )
+
+
+def _fit(
+    turn: Turn, messages: list[ChatCompletionMessageParam]
+) -> list[ChatCompletionMessageParam]:
+    """Leave the oldest turns out when the context is known to be short."""
+    context = turn.context
+    n_ctx = context.learned_n_ctx or turn.server.model(turn.options.model).context
+    if n_ctx is None and not turn.drop_history:
+        return messages
+    budget = n_ctx - answer_reserve(n_ctx, turn.options.max_tokens) if n_ctx else 0
+    return context.fit(
+        turn.chat_log.conversation_id,
+        messages,
+        turn.tools,
+        budget,
+        drop_all=turn.drop_history,
+    )
