@@ -5,6 +5,7 @@ with a message naming what is wrong."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from homeassistant import config_entries
@@ -33,7 +34,9 @@ from custom_components.http_tools_agent.const import (
     CONF_WARM_UP,
     SUBENTRY_CONVERSATION,
 )
+from custom_components.http_tools_agent.small.rules import HISTORY as SMALL_HISTORY
 
+from .integration_files import COMPONENT
 from .kit import API_ID
 
 BASIC = {
@@ -136,3 +139,16 @@ async def test_an_extra_body_that_cannot_be_used_is_refused(
             placeholders.items() <= (result["description_placeholders"] or {}).items()
         )
     assert len(setup_integration.subentries) == 1
+
+
+def test_the_form_help_says_what_each_profile_gets() -> None:
+    """The agent form's help is what the agent does: *Earlier turns sent* as
+    the profile says is none for a small model (it said "all of them"), and
+    the *Model profile* help names no rule the small profile no longer has
+    (the tool-list recital went in round 3)."""
+    strings = json.loads((COMPONENT / "strings.json").read_text(encoding="utf-8"))
+    step = strings["config_subentries"]["conversation"]["step"]["user"]
+    history = step["sections"]["advanced"]["data_description"]["history"]
+    assert SMALL_HISTORY == "none"
+    assert "none for a small one" in history
+    assert "recit" not in step["data_description"]["profile"]

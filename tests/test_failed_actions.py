@@ -168,8 +168,10 @@ async def test_one_of_two_actions_failed(
     result = await converse(hass, "Add milk and tell the family.")
 
     assert sorted(r.path for r in tool_endpoint.requests) == ["/fail", "/hook"]
+    # Which one did not happen, in words a person says.
     assert speech(result) == (
-        "Not all of it happened: the service answered with error 500."
+        "Not all of it happened: add item did not work, "
+        "the service answered with error 500."
     )
 
 

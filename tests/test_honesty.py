@@ -320,6 +320,25 @@ async def test_a_claim_twice_says_nothing_was_done(
     assert speech(result) == "Sorry, I didn't do that: no tool ran."
 
 
+async def test_after_a_read_nothing_done_never_says_no_tool_ran(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """The list was read, then the model claimed the delete twice: a tool
+    did run, so the agent says only that it did not do it."""
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    llm_server.add(
+        tool_calls_stream(("list_items", {})),
+        text_stream("Done, the milk is deleted."),
+        text_stream("The milk has been deleted."),
+        text_stream("The milk has been deleted."),
+    )
+
+    result = await converse(hass, "Delete the milk.")
+
+    assert [r.target for r in items.requests] == ["GET /api/items"]
+    assert speech(result) == "Sorry, I didn't do that."
+
+
 async def test_a_capable_models_claims_are_its_own(
     hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
 ) -> None:
