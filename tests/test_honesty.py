@@ -22,6 +22,7 @@ from custom_components.http_tools_agent.const import (
     CONF_TOOLS,
 )
 from custom_components.http_tools_agent.turn.honesty import (
+    NARRATION_TRIGGER,
     SpokenCheck,
     Withheld,
     asks_for_action,
@@ -148,6 +149,38 @@ def test_a_short_sentence_waits_for_the_next() -> None:
 
     assert spoken == ""
     assert check.withheld == "Done. The tool get_weather returned: Oslo."
+
+
+def test_a_plain_answer_is_spoken_as_it_comes_when_only_narration_is_checked() -> None:
+    """A capable model's answer reaches the chat as it streams: with the
+    narration trigger, words are held only once a sentence could be one."""
+    check = SpokenCheck(
+        lambda s: Withheld.NARRATION if narrates_call(s, NAMES) else None,
+        NARRATION_TRIGGER,
+    )
+    first = check.feed("Rome is sun")
+    second = check.feed("ny today, 20 degrees")
+    rest = check.feed(" and calm.") + check.finish()
+
+    assert first == "Rome is "
+    assert second == "sunny today, 20 "
+    assert first + second + rest == "Rome is sunny today, 20 degrees and calm."
+    assert check.reason is None
+
+
+def test_a_narration_is_still_held_whole_with_the_trigger() -> None:
+    """The words a narration opens with hold it, so no fragment of it is
+    spoken ("Sure, I will call the")."""
+    check = SpokenCheck(
+        lambda s: Withheld.NARRATION if narrates_call(s, NAMES) else None,
+        NARRATION_TRIGGER,
+    )
+    spoken = check.feed("Sure, I wi") + check.feed("ll cal")
+    spoken += check.feed("l the delete_item tool.") + check.finish()
+
+    assert spoken == ""
+    assert check.reason is Withheld.NARRATION
+    assert "delete_item" in check.withheld
 
 
 # --- turns -------------------------------------------------------------------

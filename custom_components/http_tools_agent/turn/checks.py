@@ -17,7 +17,8 @@ from typing import TYPE_CHECKING
 from homeassistant.components import conversation
 
 from .honesty import (
-    SentenceCheck,
+    NARRATION_TRIGGER,
+    SpokenCheck,
     Withheld,
     asks_for_action,
     claims_action,
@@ -32,8 +33,11 @@ if TYPE_CHECKING:
     from .state import Turn
 
 
-def sentence_check(turn: Turn) -> SentenceCheck | None:
-    """The check of the next reply's sentences, or None when none applies."""
+def sentence_check(turn: Turn) -> SpokenCheck | None:
+    """The check of the next reply's sentences, or None when none applies.
+    Checked for narrations only (a capable model before its first call), a
+    sentence is spoken as it comes until it holds a word a narration needs
+    (`NARRATION_TRIGGER`): a plain answer is never held."""
     narration = bool(turn.tools) and not turn.gate.ran
     acts = turn.actions()
     question = turn.question
@@ -77,7 +81,8 @@ def sentence_check(turn: Turn) -> SentenceCheck | None:
             return Withheld.RESULT
         return None
 
-    return check
+    only_narration = not (claims or instruction or results)
+    return SpokenCheck(check, NARRATION_TRIGGER if only_narration else None)
 
 
 def _earlier_results(chat_log: conversation.ChatLog) -> list[tuple[str, str]]:

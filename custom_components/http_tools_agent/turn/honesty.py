@@ -314,25 +314,50 @@ class Withheld(StrEnum):
 type SentenceCheck = Callable[[str], Withheld | None]
 
 
+# What a narration holds early in its sentence: the words it opens with ("I",
+# "let me", "call", "using") or needs (a tool, a function, a name
+# written the way tool names are). Until a sentence holds one of these it
+# cannot be becoming one (`narrates_call`), so it is spoken as it comes when
+# narration is all a reply is checked for. The openers are here so a held
+# narration leaves no fragment ("I will call the") in speech.
+NARRATION_TRIGGER = re.compile(
+    r"(?-i:\bI\b)|\b(?:let|call|invok|execut|us(?:e|ed|es|ing)\b|run|tool|function|"
+    r"chiam|invoc|esegu|us[ao]\b|strument|funzion|llam|ejecut|utiliz|herramienta|"
+    r"funci|voy|vamos)|[A-Za-z0-9]_[A-Za-z0-9]|(?-i:[a-z][A-Z])|[({`]",
+    re.IGNORECASE,
+)
+
+
+_LAST_WORD = re.compile(r"[\w']*\Z")
+
+
 class SpokenCheck:
     """Holds a reply's words sentence by sentence and checks each before it
     is spoken: from the first sentence that fails, nothing more is spoken.
 
     Text-to-speech starts on whole sentences anyway (Home Assistant streams
     to it after the first 60 characters), so a sentence's wait costs a voice
-    user nothing.
+    user nothing. A chat shows text as it comes, though: with a `trigger`
+    (`NARRATION_TRIGGER` for a capable model, checked for narrations only),
+    a sentence is held only from the moment it holds what its check looks
+    for; until then it is spoken as it arrives.
     """
 
     # A sentence this short ("Done.", "Sure!") is checked with the next one:
     # alone it says too little to judge, and spoken it cannot be taken back.
     SHORT = 24
 
-    __slots__ = ("_check", "_pending", "reason", "withheld")
+    __slots__ = ("_check", "_pending", "_released", "_trigger", "reason", "withheld")
 
-    def __init__(self, check: SentenceCheck) -> None:
+    def __init__(
+        self, check: SentenceCheck, trigger: re.Pattern[str] | None = None
+    ) -> None:
         """Check each sentence with `check` (a reason, or None when fine)."""
         self._check = check
+        self._trigger = trigger
         self._pending = ""
+        # What of the sentence being written was spoken already (`trigger`).
+        self._released = ""
         self.reason: Withheld | None = None
         self.withheld = ""
 
@@ -345,7 +370,7 @@ class SpokenCheck:
         spoken = ""
         start = 0
         while (end := SENTENCE_END.search(self._pending, start)) is not None:
-            sentence = self._pending[: end.end()]
+            sentence = self._released + self._pending[: end.end()]
             if len(sentence.strip()) < self.SHORT:
                 start = end.end()  # wait for the next sentence
                 continue
@@ -353,16 +378,30 @@ class SpokenCheck:
                 self.reason = reason
                 self.withheld, self._pending = self._pending, ""
                 return spoken
-            spoken += sentence
+            spoken += self._pending[: end.end()]
             self._pending = self._pending[end.end() :]
+            self._released = ""
             start = 0
+        trigger = self._trigger
+        if (
+            trigger is not None
+            and self._pending
+            and not trigger.search(self._released + self._pending)
+        ):
+            # The last word may still be growing into one the trigger knows
+            # ("cal" → "call"): it waits for the character after it.
+            cut = _LAST_WORD.search(self._pending).start()  # type: ignore[union-attr]
+            spoken += self._pending[:cut]
+            self._released += self._pending[:cut]
+            self._pending = self._pending[cut:]
         return spoken
 
     def finish(self) -> str:
         """The reply ended: check what is left."""
         rest, self._pending = self._pending, ""
-        if self.reason is None and rest.strip():
-            self.reason = self._check(rest)
+        sentence = self._released + rest
+        if self.reason is None and sentence.strip():
+            self.reason = self._check(sentence)
         if self.reason is not None:
             self.withheld += rest
             return ""

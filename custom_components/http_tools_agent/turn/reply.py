@@ -32,7 +32,7 @@ from ..engine.textcalls import FilterOutput, TextCallFilter, ToolNames
 from ..server.client import async_complete, async_stream_completion
 from ..server.errors import MalformedResponse, llm_error_handler
 from .calls import Asked, Lookup, ReplyCalls
-from .honesty import SentenceCheck, SpokenCheck, Withheld
+from .honesty import SpokenCheck, Withheld
 from .outcomes import CallResult
 from .runaway import RunawayGuard
 
@@ -85,8 +85,8 @@ class Reply:
     gate: ReplyCalls
     # The offered tools' names, indexed once for the turn's replies.
     names: ToolNames
-    # Checks each sentence before it is spoken (`turn/honesty.py`); None: none.
-    sentence_check: SentenceCheck | None = None
+    # Checks each sentence before it is spoken (`turn/checks.py`); None: none.
+    spoken_check: SpokenCheck | None = None
     # Said after a reply cut for running away, in the user's language.
     cut_note: str = ""
     text: str = ""
@@ -109,7 +109,6 @@ class Reply:
     # error) came back in this reply.
     _echoes: Counter[str] = field(default_factory=Counter)
     _filter: TextCallFilter = field(init=False)
-    _spoken: SpokenCheck | None = field(init=False, default=None)
     _runaway: RunawayGuard = field(default_factory=RunawayGuard)
     # Calls being assembled, in arrival order; `_slots` maps the server's
     # `index` to the call it is currently filling.
@@ -124,8 +123,6 @@ class Reply:
         # echoes a result, or is a model's idea of an answer
         # (`{"id": "1234567890", "qty": 2, …}` for "Add apples and pears").
         self._filter = TextCallFilter(self.names, after_tool_results=True)
-        if self.sentence_check is not None:
-            self._spoken = SpokenCheck(self.sentence_check)
 
     @property
     def calls(self) -> int:
@@ -147,8 +144,8 @@ class Reply:
         """Why the reply's words (from some sentence on) were not spoken; a
         reply that was only JSON (an object that is no call is never
         speech) has none to speak."""
-        if self._spoken is not None and self._spoken.reason is not None:
-            return self._spoken.reason
+        if self.spoken_check is not None and self.spoken_check.reason is not None:
+            return self.spoken_check.reason
         if self.text.strip() or self.calls:
             return None
         if self.unreadable:
@@ -295,7 +292,7 @@ class Reply:
     def _finish(self) -> list[Delta]:
         """End of the reply: flush held text and unfinished calls."""
         deltas = self._filtered(self._filter.finish())
-        rest = self._spoken.finish() if self._spoken is not None else ""
+        rest = self.spoken_check.finish() if self.spoken_check is not None else ""
         rest = self._runaway.feed(rest) + self._runaway.finish()
         if self._runaway.cut and self.cut_note:
             before = self.text + rest
@@ -347,8 +344,8 @@ class Reply:
         self.repaired += out.repaired
         self.ran_off = self.ran_off or out.stopped
         spoken = out.text
-        if spoken and self._spoken is not None:
-            spoken = self._spoken.feed(spoken)
+        if spoken and self.spoken_check is not None:
+            spoken = self.spoken_check.feed(spoken)
         if spoken:
             spoken = self._runaway.feed(spoken)
         if spoken:

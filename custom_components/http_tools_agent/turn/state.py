@@ -138,7 +138,7 @@ class Turn:
         return Reply(
             calls,
             self.names,
-            sentence_check=sentence_check(self),
+            spoken_check=sentence_check(self),
             cut_note=self.cut_note,
         )
 
