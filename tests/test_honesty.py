@@ -22,6 +22,7 @@ from custom_components.http_tools_agent.const import (
     CONF_TOOLS,
 )
 from custom_components.http_tools_agent.turn.honesty import (
+    NARRATION_OPENERS,
     NARRATION_TRIGGER,
     SpokenCheck,
     Withheld,
@@ -157,13 +158,14 @@ def test_a_plain_answer_is_spoken_as_it_comes_when_only_narration_is_checked() -
     check = SpokenCheck(
         lambda s: Withheld.NARRATION if narrates_call(s, NAMES) else None,
         NARRATION_TRIGGER,
+        (*NARRATION_OPENERS, *NAMES),
     )
     first = check.feed("Rome is sun")
     second = check.feed("ny today, 20 degrees")
     rest = check.feed(" and calm.") + check.finish()
 
-    assert first == "Rome is "
-    assert second == "sunny today, 20 "
+    assert first == "Rome is sun"
+    assert second == "ny today, 20 degrees"
     assert first + second + rest == "Rome is sunny today, 20 degrees and calm."
     assert check.reason is None
 
@@ -174,6 +176,7 @@ def test_a_narration_is_still_held_whole_with_the_trigger() -> None:
     check = SpokenCheck(
         lambda s: Withheld.NARRATION if narrates_call(s, NAMES) else None,
         NARRATION_TRIGGER,
+        (*NARRATION_OPENERS, *NAMES),
     )
     spoken = check.feed("Sure, I wi") + check.feed("ll cal")
     spoken += check.feed("l the delete_item tool.") + check.finish()
@@ -181,6 +184,18 @@ def test_a_narration_is_still_held_whole_with_the_trigger() -> None:
     assert spoken == ""
     assert check.reason is Withheld.NARRATION
     assert "delete_item" in check.withheld
+
+
+def test_a_word_that_may_become_a_tool_name_waits() -> None:
+    """ "delete" may be the start of "delete_item(": it is not spoken until
+    the next characters say it is not."""
+    check = SpokenCheck(
+        lambda s: Withheld.NARRATION if narrates_call(s, NAMES) else None,
+        NARRATION_TRIGGER,
+        (*NARRATION_OPENERS, "delete_item"),
+    )
+    assert check.feed("Rome: delete") == "Rome: "
+    assert check.feed("d for good.") == "deleted for good."
 
 
 # --- turns -------------------------------------------------------------------

@@ -17,6 +17,7 @@ from typing import TYPE_CHECKING
 from homeassistant.components import conversation
 
 from .honesty import (
+    NARRATION_OPENERS,
     NARRATION_TRIGGER,
     SpokenCheck,
     Withheld,
@@ -81,8 +82,10 @@ def sentence_check(turn: Turn) -> SpokenCheck | None:
             return Withheld.RESULT
         return None
 
-    only_narration = not (claims or instruction or results)
-    return SpokenCheck(check, NARRATION_TRIGGER if only_narration else None)
+    if claims or instruction or results:
+        return SpokenCheck(check)
+    short_names = (tool["function"]["name"].rpartition("__")[2] for tool in turn.tools)
+    return SpokenCheck(check, NARRATION_TRIGGER, (*NARRATION_OPENERS, *short_names))
 
 
 def _earlier_results(chat_log: conversation.ChatLog) -> list[tuple[str, str]]:

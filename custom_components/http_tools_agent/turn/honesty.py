@@ -328,6 +328,16 @@ NARRATION_TRIGGER = re.compile(
 )
 
 
+# The trigger's words whole: a sentence's last word, still being written, is
+# held while it may grow into one of these or into an offered tool's name
+# ("cal" → "call", "get" → "get_weather"), and spoken at once when it cannot
+# ("It" of "It is sunny").
+NARRATION_OPENERS = (
+    "i", "let", "call", "invoke", "execute", "use", "using", "run", "tool",
+    "function", "chiam", "invoc", "esegu", "usa", "uso", "strumento", "funzione",
+    "llam", "ejecut", "utiliz", "herramienta", "funcion", "función", "voy", "vamos",
+)  # fmt: skip
+
 _LAST_WORD = re.compile(r"[\w']*\Z")
 
 
@@ -347,14 +357,28 @@ class SpokenCheck:
     # alone it says too little to judge, and spoken it cannot be taken back.
     SHORT = 24
 
-    __slots__ = ("_check", "_pending", "_released", "_trigger", "reason", "withheld")
+    __slots__ = (
+        "_check",
+        "_held_words",
+        "_pending",
+        "_released",
+        "_trigger",
+        "reason",
+        "withheld",
+    )
 
     def __init__(
-        self, check: SentenceCheck, trigger: re.Pattern[str] | None = None
+        self,
+        check: SentenceCheck,
+        trigger: re.Pattern[str] | None = None,
+        held_words: Iterable[str] = (),
     ) -> None:
-        """Check each sentence with `check` (a reason, or None when fine)."""
+        """Check each sentence with `check` (a reason, or None when fine);
+        with a `trigger`, a last word that may grow into one of `held_words`
+        waits for the next characters."""
         self._check = check
         self._trigger = trigger
+        self._held_words = tuple(word.lower() for word in held_words)
         self._pending = ""
         # What of the sentence being written was spoken already (`trigger`).
         self._released = ""
@@ -389,8 +413,11 @@ class SpokenCheck:
             and not trigger.search(self._released + self._pending)
         ):
             # The last word may still be growing into one the trigger knows
-            # ("cal" → "call"): it waits for the character after it.
+            # ("cal" → "call"): then it waits for the characters after it.
             cut = _LAST_WORD.search(self._pending).start()  # type: ignore[union-attr]
+            last = self._pending[cut:].lower()
+            if not last or not any(w.startswith(last) for w in self._held_words):
+                cut = len(self._pending)
             spoken += self._pending[:cut]
             self._released += self._pending[:cut]
             self._pending = self._pending[cut:]
