@@ -66,7 +66,7 @@ async def tool_endpoint(socket_enabled: None) -> AsyncGenerator[ToolEndpoint]:
 
 @pytest.fixture
 def tools(tool_endpoint: ToolEndpoint) -> list[dict[str, Any]]:
-    """The guide's weather and webhook tools, pointed at the local endpoint."""
+    """A weather and a webhook tool, pointed at the local endpoint."""
     return [
         weather_tool(tool_endpoint.url),
         {
@@ -113,7 +113,7 @@ def config_entry(
 ) -> MockConfigEntry:
     """A server entry with one agent that uses the entry's HTTP tools.
 
-    The model's size is unknown (`local`), so the agent runs the guide's
+    The model's size is unknown (`local`), so the agent runs the plain
     loop (the `capable` profile); the small-model rules have their own tests
     (`agent_options` with `profile: small`).
     """

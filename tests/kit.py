@@ -183,7 +183,7 @@ def assert_rome_weather_ran(
 
 
 def weather_tool(base_url: str) -> dict[str, Any]:
-    """The guide's weather tool, calling `base_url`/weather/{city}."""
+    """A weather tool (wttr.in's shape), calling `base_url`/weather/{city}."""
     return {
         "name": "get_weather",
         "description": "Current weather and temperature for a city.",

@@ -15,6 +15,8 @@ from homeassistant.data_entry_flow import FlowResultType, section
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components.http_tools_agent.agent_options import AgentOptions
+from custom_components.http_tools_agent.agent_settings import SETTINGS
 from custom_components.http_tools_agent.const import (
     CONF_ADVANCED,
     CONF_CHAIN_CALLS,
@@ -152,3 +154,28 @@ def test_the_form_help_says_what_each_profile_gets() -> None:
     assert SMALL_HISTORY == "none"
     assert "none for a small one" in history
     assert "recit" not in step["data_description"]["profile"]
+
+
+def test_a_stored_value_no_longer_valid_reads_as_its_default() -> None:
+    """An agent stored by another version (a choice that is gone, a number
+    out of range, a value of the wrong type) runs with the table's default
+    for that setting, and keeps the rest."""
+    options = AgentOptions.from_subentry(
+        {
+            CONF_MODEL: "qwen",
+            CONF_PROFILE: "tiny",
+            CONF_MAX_CALLS_PER_TURN: 0,
+            CONF_HISTORY_TURNS: "many",
+            CONF_TEMPERATURE: 0.2,
+            CONF_THINKING: "off",
+        }
+    )
+
+    assert options.profile == SETTINGS[CONF_PROFILE].default == "auto"
+    assert options.max_calls_per_turn == 1  # the form's minimum
+    assert options.history_turns == SETTINGS[CONF_HISTORY_TURNS].default
+    assert (options.model, options.temperature, options.thinking) == (
+        "qwen",
+        0.2,
+        "off",
+    )

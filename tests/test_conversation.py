@@ -362,7 +362,7 @@ async def test_rounds_run_out_on_errors_the_user_hears_why(
 async def test_unknown_tool_is_an_error_the_model_reads(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
 ) -> None:
-    """A call to a tool that does not exist is answered with the guide's text."""
+    """A call to a tool that does not exist is answered with the error text the model can act on."""
     llm_server.add(
         tool_calls_stream(("get_time", {"city": "Rome"})),
         text_stream("Sorry, I can't tell the time."),

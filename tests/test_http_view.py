@@ -20,7 +20,7 @@ pytestmark = pytest.mark.usefixtures("setup_integration")
 
 
 def wttr_tool() -> list[dict[str, Any]]:
-    """The guide's curl example body."""
+    """The curl example body of docs/automations.md."""
     return [
         {
             "name": "get_weather",
@@ -52,7 +52,7 @@ async def test_get_reports_active_tools(hass_client: ClientSessionGenerator) -> 
 async def test_post_replaces_tools_then_get_reports_them(
     hass: HomeAssistant, hass_client: ClientSessionGenerator
 ) -> None:
-    """POST the guide's array: 200, source request; GET agrees; service too."""
+    """POST an array of tools: 200, source request; GET agrees; service too."""
     client = await hass_client()
     response = await client.post(
         URL,

@@ -313,7 +313,7 @@ class TestToolsFile:
                 file_tool(tool_endpoint, "get_weather"),
             ],
         )
-        # Nothing changes until the reload ("read once", like the guide).
+        # Nothing changes until the reload (the tools file is read once).
         assert await active(hass) == ["open_gate", "get_weather", "send_webhook"]
 
         assert await hass.config_entries.async_reload(config_entry.entry_id)

@@ -1,4 +1,4 @@
-"""The guide's end-to-end check through Home Assistant's Assist pipeline."""
+"""An end-to-end check through Home Assistant's Assist pipeline."""
 
 from __future__ import annotations
 

@@ -179,7 +179,7 @@ async def test_non_admin_is_refused(
 async def test_entry_not_loaded(
     hass: HomeAssistant, config_entry: MockConfigEntry
 ) -> None:
-    """With the entry unloaded the services say so (the guide's 503)."""
+    """With the entry unloaded the services say so (the REST view's 503)."""
     assert await hass.config_entries.async_unload(config_entry.entry_id)
     assert config_entry.state is ConfigEntryState.NOT_LOADED
 

@@ -16,7 +16,12 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv
 from homeassistant.util.yaml import load_yaml_dict
 
-from custom_components.http_tools_agent.const import DOMAIN
+from custom_components.http_tools_agent.agent_settings import AGENT_SETTINGS, Section
+from custom_components.http_tools_agent.const import (
+    CONF_ADVANCED,
+    DOMAIN,
+    SUBENTRY_CONVERSATION,
+)
 
 from .integration_files import (
     COMPONENT,
@@ -95,6 +100,8 @@ def test_every_form_field_in_the_code_has_a_label() -> None:
                 and call.args
             ):
                 arg = call.args[0]
+                if ast.unparse(arg) == "setting.key":
+                    continue  # the settings table's fields: the next test
                 name = source.text(arg)
                 if name is None and isinstance(arg, ast.Name):
                     # Home Assistant's own constants (CONF_API_KEY...).
@@ -103,6 +110,23 @@ def test_every_form_field_in_the_code_has_a_label() -> None:
                 fields.add(name)
     assert fields
     assert fields <= labelled, sorted(fields - labelled)
+
+
+def test_every_agent_setting_is_labelled_where_the_form_shows_it() -> None:
+    """Each setting of the table the agent form is built from has a label
+    and a description in the part of the form that shows it, in both of the
+    agent's steps."""
+    steps = STRINGS["config_subentries"][SUBENTRY_CONVERSATION]["step"]
+    for step_id in ("user", "reconfigure"):
+        step = steps[step_id]
+        for setting in AGENT_SETTINGS:
+            part = (
+                step["sections"][CONF_ADVANCED]
+                if setting.section is Section.ADVANCED
+                else step
+            )
+            assert setting.key in part["data"], (step_id, setting.key)
+            assert setting.key in part["data_description"], (step_id, setting.key)
 
 
 def test_translation_keys_are_valid() -> None:

@@ -13,6 +13,7 @@ from dataclasses import dataclass, field
 import json
 from typing import Any, Literal
 
+from .agent_settings import SETTINGS, read_settings
 from .const import (
     CONF_CHAIN_CALLS,
     CONF_CUSTOM_EXAMPLES,
@@ -29,21 +30,8 @@ from .const import (
     CONF_THINKING,
     CONF_TOOL_CHOICE,
     CONF_WARM_UP,
-    DEFAULT_EXAMPLES,
-    DEFAULT_MAX_CALLS_PER_TURN,
-    DEFAULT_MAX_TOKENS,
     DEFAULT_MODEL,
-    DEFAULT_PROFILE,
-    DEFAULT_STREAM,
-    DEFAULT_TEMPERATURE,
-    DEFAULT_THINKING,
-    DEFAULT_WARM_UP,
-    EXAMPLES_CHOICES,
-    PROFILE_CHOICES,
-    THINKING_CHOICES,
-    WARM_UP_CHOICES,
 )
-from .turn.history import DEFAULT_HISTORY_TURNS, HISTORY_CHOICES, HISTORY_PROFILE
 
 type ToolChoice = Literal["auto", "required", "none"]
 
@@ -133,49 +121,41 @@ class AgentOptions:
     max_tokens: int
     tool_choice: ToolChoice
     stream: bool
-    thinking: str = DEFAULT_THINKING
+    thinking: str = SETTINGS[CONF_THINKING].default
     extra_body: Mapping[str, Any] = field(default_factory=dict)
-    max_calls_per_turn: int = DEFAULT_MAX_CALLS_PER_TURN
+    max_calls_per_turn: int = SETTINGS[CONF_MAX_CALLS_PER_TURN].default
     # `auto`, `small` or `capable` (`server/profiles.py`).
-    profile: str = DEFAULT_PROFILE
+    profile: str = SETTINGS[CONF_PROFILE].default
     # Whether the model may call tools again after their results came in;
     # None: as the profile says.
     chain_calls: bool | None = None
-    examples: str = DEFAULT_EXAMPLES
+    examples: str = SETTINGS[CONF_EXAMPLES].default
     custom_examples: str = ""
     # What the model is sent of earlier turns (`turn/history.py`).
-    history: str = HISTORY_PROFILE
-    history_turns: int = DEFAULT_HISTORY_TURNS
+    history: str = SETTINGS[CONF_HISTORY].default
+    history_turns: int = SETTINGS[CONF_HISTORY_TURNS].default
     # Whether the prompt's start is sent ahead (`server/warm_up.py`).
-    warm_up: str = DEFAULT_WARM_UP
+    warm_up: str = SETTINGS[CONF_WARM_UP].default
 
     @classmethod
     def from_subentry(cls, data: Mapping[str, Any]) -> AgentOptions:
-        """Read the settings, falling back to the defaults."""
-        extra = data.get(CONF_EXTRA_BODY)
-        thinking = data.get(CONF_THINKING, DEFAULT_THINKING)
-        examples = data.get(CONF_EXAMPLES, DEFAULT_EXAMPLES)
-        profile = data.get(CONF_PROFILE, DEFAULT_PROFILE)
-        history = data.get(CONF_HISTORY, HISTORY_PROFILE)
-        warm_up = data.get(CONF_WARM_UP, DEFAULT_WARM_UP)
+        """Read the settings (`agent_settings.AGENT_SETTINGS`: the defaults
+        where a value is missing or no longer valid)."""
+        values = read_settings(data)
         return cls(
-            model=str(data.get(CONF_MODEL, DEFAULT_MODEL)),
-            temperature=float(data.get(CONF_TEMPERATURE, DEFAULT_TEMPERATURE)),
-            max_tokens=int(data.get(CONF_MAX_TOKENS, DEFAULT_MAX_TOKENS)),
-            tool_choice=_TOOL_CHOICES.get(data.get(CONF_TOOL_CHOICE, ""), "auto"),
-            stream=bool(data.get(CONF_STREAM, DEFAULT_STREAM)),
-            thinking=thinking if thinking in THINKING_CHOICES else DEFAULT_THINKING,
-            extra_body=dict(extra) if isinstance(extra, Mapping) else {},
-            max_calls_per_turn=max(
-                1, int(data.get(CONF_MAX_CALLS_PER_TURN, DEFAULT_MAX_CALLS_PER_TURN))
-            ),
-            profile=profile if profile in PROFILE_CHOICES else DEFAULT_PROFILE,
-            chain_calls={"on": True, "off": False}.get(data.get(CONF_CHAIN_CALLS, "")),
-            examples=examples if examples in EXAMPLES_CHOICES else DEFAULT_EXAMPLES,
-            custom_examples=str(data.get(CONF_CUSTOM_EXAMPLES) or ""),
-            history=history if history in HISTORY_CHOICES else HISTORY_PROFILE,
-            history_turns=max(
-                0, int(data.get(CONF_HISTORY_TURNS, DEFAULT_HISTORY_TURNS))
-            ),
-            warm_up=warm_up if warm_up in WARM_UP_CHOICES else DEFAULT_WARM_UP,
+            model=str(data.get(CONF_MODEL) or DEFAULT_MODEL),
+            temperature=values[CONF_TEMPERATURE],
+            max_tokens=values[CONF_MAX_TOKENS],
+            tool_choice=_TOOL_CHOICES[values[CONF_TOOL_CHOICE]],
+            stream=values[CONF_STREAM],
+            thinking=values[CONF_THINKING],
+            extra_body=values[CONF_EXTRA_BODY],
+            max_calls_per_turn=values[CONF_MAX_CALLS_PER_TURN],
+            profile=values[CONF_PROFILE],
+            chain_calls={"on": True, "off": False}.get(values[CONF_CHAIN_CALLS]),
+            examples=values[CONF_EXAMPLES],
+            custom_examples=values[CONF_CUSTOM_EXAMPLES],
+            history=values[CONF_HISTORY],
+            history_turns=values[CONF_HISTORY_TURNS],
+            warm_up=values[CONF_WARM_UP],
         )

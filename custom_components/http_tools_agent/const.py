@@ -44,7 +44,7 @@ CONF_TOOL_CHOICE: Final = "tool_choice"
 CONF_STREAM: Final = "stream"
 # The names of this server's HTTP tools the agent offers (absent or empty: all).
 CONF_AGENT_TOOLS: Final = "http_tools"
-# Which loop the agent runs: `capable` (the guide's plain loop), `small` (it
+# Which loop the agent runs: `capable` (the plain tool loop), `small` (it
 # plus the rules for small models, `small/rules.py`), `auto` (by the model's
 # size: `server/profiles.py`).
 CONF_PROFILE: Final = "profile"

@@ -69,7 +69,7 @@ RUN_TOOL_SCHEMA = probatio.Schema(
 
 
 class NoDefinitionError(ValueError):
-    """The request holds no tool definition (the guide's 400)."""
+    """The request holds no tool definition (the REST view answers 400)."""
 
 
 def resolve_entry(hass: HomeAssistant, entry_id: str | None) -> HttpToolsConfigEntry:

@@ -29,77 +29,34 @@ from homeassistant.helpers.selector import (
 import probatio
 
 from ..agent_options import extra_body_problem
+from ..agent_settings import (
+    ADVANCED_KEYS,
+    AGENT_SETTINGS,
+    Kind,
+    Section,
+    Setting,
+    setting_defaults,
+)
 from ..const import (
-    CHAIN_CALLS_CHOICES,
     CONF_ADVANCED,
     CONF_AGENT_TOOLS,
-    CONF_CHAIN_CALLS,
     CONF_CUSTOM_EXAMPLES,
-    CONF_EXAMPLES,
     CONF_EXTRA_BODY,
-    CONF_HISTORY,
-    CONF_HISTORY_TURNS,
-    CONF_MAX_CALLS_PER_TURN,
-    CONF_MAX_TOKENS,
     CONF_MODEL,
-    CONF_PROFILE,
-    CONF_STREAM,
-    CONF_TEMPERATURE,
-    CONF_THINKING,
-    CONF_TOOL_CHOICE,
-    CONF_WARM_UP,
-    DEFAULT_CHAIN_CALLS,
-    DEFAULT_EXAMPLES,
-    DEFAULT_MAX_CALLS_PER_TURN,
-    DEFAULT_MAX_TOKENS,
     DEFAULT_MODEL,
-    DEFAULT_PROFILE,
-    DEFAULT_STREAM,
-    DEFAULT_TEMPERATURE,
-    DEFAULT_THINKING,
-    DEFAULT_TOOL_CHOICE,
-    DEFAULT_WARM_UP,
     DOMAIN,
-    EXAMPLES_CHOICES,
-    PROFILE_CHOICES,
-    THINKING_CHOICES,
-    TOOL_CHOICES,
-    WARM_UP_CHOICES,
 )
 from ..server.profiles import ProfileChoice
 from ..tools.agent_tools import chosen_tools
-from ..turn.history import DEFAULT_HISTORY_TURNS, HISTORY_CHOICES, HISTORY_PROFILE
-
-# The agent settings shown in the form's collapsed "advanced" section.
-ADVANCED_FIELDS = (
-    CONF_THINKING,
-    CONF_MAX_CALLS_PER_TURN,
-    CONF_CHAIN_CALLS,
-    CONF_HISTORY,
-    CONF_HISTORY_TURNS,
-    CONF_EXAMPLES,
-    CONF_CUSTOM_EXAMPLES,
-    CONF_EXTRA_BODY,
-    CONF_WARM_UP,
-)
 
 
 def default_agent_data(api_id: str, models: list[str]) -> dict[str, Any]:
-    """Return the settings of a new agent: this entry's tools, auto tool choice."""
+    """Return the settings of a new agent: this entry's tools, the defaults."""
     return {
         CONF_MODEL: models[0] if models else DEFAULT_MODEL,
         CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
         CONF_LLM_HASS_API: [api_id],
-        CONF_TEMPERATURE: DEFAULT_TEMPERATURE,
-        CONF_MAX_TOKENS: DEFAULT_MAX_TOKENS,
-        CONF_TOOL_CHOICE: DEFAULT_TOOL_CHOICE,
-        CONF_STREAM: DEFAULT_STREAM,
-        CONF_PROFILE: DEFAULT_PROFILE,
-        CONF_THINKING: DEFAULT_THINKING,
-        CONF_MAX_CALLS_PER_TURN: DEFAULT_MAX_CALLS_PER_TURN,
-        CONF_CHAIN_CALLS: DEFAULT_CHAIN_CALLS,
-        CONF_EXAMPLES: DEFAULT_EXAMPLES,
-        CONF_WARM_UP: DEFAULT_WARM_UP,
+        **setting_defaults(),
     }
 
 
@@ -135,21 +92,7 @@ def agent_schema(
             probatio.Optional(CONF_LLM_HASS_API): SelectSelector(
                 SelectSelectorConfig(options=apis, multiple=True)
             ),
-            probatio.Required(CONF_TEMPERATURE): NumberSelector(
-                NumberSelectorConfig(min=0, max=2, step=0.05)
-            ),
-            probatio.Required(CONF_MAX_TOKENS): NumberSelector(
-                NumberSelectorConfig(
-                    min=16, max=32768, step=1, mode=NumberSelectorMode.BOX
-                )
-            ),
-            probatio.Required(CONF_TOOL_CHOICE): _dropdown(
-                TOOL_CHOICES, CONF_TOOL_CHOICE
-            ),
-            probatio.Required(CONF_STREAM): BooleanSelector(),
-            probatio.Required(CONF_PROFILE, default=DEFAULT_PROFILE): _dropdown(
-                PROFILE_CHOICES, CONF_PROFILE
-            ),
+            **_fields(Section.MAIN),
             probatio.Optional(CONF_AGENT_TOOLS): SelectSelector(
                 SelectSelectorConfig(
                     options=_tool_options(tool_names or [], chosen_tools(current)),
@@ -165,45 +108,54 @@ def agent_schema(
 
 def _advanced_schema() -> probatio.Schema:
     """Settings for small local models (collapsed in the form)."""
-    return probatio.Schema(
-        {
-            probatio.Required(CONF_THINKING, default=DEFAULT_THINKING): _dropdown(
-                THINKING_CHOICES, CONF_THINKING
-            ),
-            probatio.Required(
-                CONF_MAX_CALLS_PER_TURN, default=DEFAULT_MAX_CALLS_PER_TURN
-            ): NumberSelector(
-                NumberSelectorConfig(min=1, max=64, step=1, mode=NumberSelectorMode.BOX)
-            ),
-            probatio.Required(CONF_CHAIN_CALLS, default=DEFAULT_CHAIN_CALLS): _dropdown(
-                CHAIN_CALLS_CHOICES, CONF_CHAIN_CALLS
-            ),
-            probatio.Required(CONF_HISTORY, default=HISTORY_PROFILE): _dropdown(
-                HISTORY_CHOICES, CONF_HISTORY
-            ),
-            probatio.Required(
-                CONF_HISTORY_TURNS, default=DEFAULT_HISTORY_TURNS
-            ): NumberSelector(
-                NumberSelectorConfig(min=0, max=50, step=1, mode=NumberSelectorMode.BOX)
-            ),
-            probatio.Required(CONF_EXAMPLES, default=DEFAULT_EXAMPLES): _dropdown(
-                EXAMPLES_CHOICES, CONF_EXAMPLES
-            ),
-            probatio.Optional(CONF_CUSTOM_EXAMPLES): TextSelector(
-                TextSelectorConfig(multiline=True)
-            ),
-            probatio.Optional(CONF_EXTRA_BODY): ObjectSelector(),
-            probatio.Required(CONF_WARM_UP, default=DEFAULT_WARM_UP): _dropdown(
-                WARM_UP_CHOICES, CONF_WARM_UP
-            ),
-        }
-    )
+    return probatio.Schema(_fields(Section.ADVANCED))
+
+
+def _fields(where: Section) -> dict[Any, Any]:
+    """The form's fields for the table's settings shown in `where`."""
+    fields: dict[Any, Any] = {}
+    for setting in AGENT_SETTINGS:
+        if setting.section is not where:
+            continue
+        marker = (
+            probatio.Optional(setting.key)
+            if setting.optional
+            else probatio.Required(setting.key, default=setting.default)
+        )
+        fields[marker] = _selector(setting)
+    return fields
+
+
+def _selector(setting: Setting) -> Any:
+    """The field a setting is edited with."""
+    match setting.kind:
+        case Kind.CHOICE:
+            return _dropdown(setting.choices, setting.key)
+        case Kind.BOOLEAN:
+            return BooleanSelector()
+        case Kind.INTEGER | Kind.NUMBER:
+            config = NumberSelectorConfig(
+                step=setting.step,
+                mode=NumberSelectorMode.BOX
+                if setting.box
+                else NumberSelectorMode.SLIDER,
+            )
+            if setting.minimum is not None:
+                config["min"] = setting.minimum
+            if setting.maximum is not None:
+                config["max"] = setting.maximum
+            return NumberSelector(config)
+        case Kind.TEXT:
+            return TextSelector(TextSelectorConfig(multiline=True))
+        case Kind.OBJECT:
+            return ObjectSelector()
+    raise AssertionError(setting.kind)  # pragma: no cover - every kind above
 
 
 def agent_form_values(data: dict[str, Any]) -> dict[str, Any]:
     """Stored agent settings as the form shows them (the section nested)."""
-    values = {k: v for k, v in data.items() if k not in ADVANCED_FIELDS}
-    values[CONF_ADVANCED] = {k: data[k] for k in ADVANCED_FIELDS if k in data}
+    values = {k: v for k, v in data.items() if k not in ADVANCED_KEYS}
+    values[CONF_ADVANCED] = {k: data[k] for k in ADVANCED_KEYS if k in data}
     return values
 
 
@@ -214,26 +166,14 @@ def agent_data_from_form(
     with the form errors and their placeholders."""
     advanced = dict(user_input.get(CONF_ADVANCED) or {})
     data = {k: v for k, v in user_input.items() if k != CONF_ADVANCED}
-    data.update(
-        {
-            CONF_MAX_TOKENS: int(user_input[CONF_MAX_TOKENS]),
-            CONF_TEMPERATURE: float(user_input[CONF_TEMPERATURE]),
-            CONF_LLM_HASS_API: user_input.get(CONF_LLM_HASS_API) or [],
-            CONF_AGENT_TOOLS: user_input.get(CONF_AGENT_TOOLS) or [],
-            CONF_THINKING: advanced.get(CONF_THINKING, DEFAULT_THINKING),
-            CONF_MAX_CALLS_PER_TURN: int(
-                advanced.get(CONF_MAX_CALLS_PER_TURN, DEFAULT_MAX_CALLS_PER_TURN)
-            ),
-            CONF_PROFILE: user_input.get(CONF_PROFILE, DEFAULT_PROFILE),
-            CONF_CHAIN_CALLS: advanced.get(CONF_CHAIN_CALLS, DEFAULT_CHAIN_CALLS),
-            CONF_EXAMPLES: advanced.get(CONF_EXAMPLES, DEFAULT_EXAMPLES),
-            CONF_HISTORY: advanced.get(CONF_HISTORY, HISTORY_PROFILE),
-            CONF_HISTORY_TURNS: int(
-                advanced.get(CONF_HISTORY_TURNS, DEFAULT_HISTORY_TURNS)
-            ),
-            CONF_WARM_UP: advanced.get(CONF_WARM_UP, DEFAULT_WARM_UP),
-        }
-    )
+    data[CONF_LLM_HASS_API] = user_input.get(CONF_LLM_HASS_API) or []
+    data[CONF_AGENT_TOOLS] = user_input.get(CONF_AGENT_TOOLS) or []
+    for setting in AGENT_SETTINGS:
+        if setting.optional:
+            continue
+        given = advanced if setting.section is Section.ADVANCED else user_input
+        # The form sends numbers as floats; the table says what is stored.
+        data[setting.key] = setting.read(given)
     if custom := str(advanced.get(CONF_CUSTOM_EXAMPLES) or "").strip():
         data[CONF_CUSTOM_EXAMPLES] = custom
     extra = advanced.get(CONF_EXTRA_BODY)

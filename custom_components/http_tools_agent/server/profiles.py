@@ -1,4 +1,4 @@
-"""Which loop an agent runs: the guide's plain loop, or it with the rules for
+"""Which loop an agent runs: the plain tool loop, or it with the rules for
 small models (`small/rules.py`).
 
 An agent's `profile` setting is `capable`, `small` or `auto` (the default).
@@ -10,7 +10,7 @@ An agent's `profile` setting is `capable`, `small` or `auto` (the default).
    `smollm2-135m`, `Qwen3-30B-A3B`: the first size is the total);
 3. a hosted API (OpenAI, or a server outside the local network): capable;
 4. nothing known (an alias without a size on llama-cpp-python, say):
-   capable, the guide's loop, so a model that plans never loses a call.
+   capable, the plain loop, so a model that plans never loses a call.
    The user picks `small` in the agent's form then.
 
 Below `SMALL_MODEL_PARAMETERS` a model is small. Why 2 B (bench/RESULTS.md,

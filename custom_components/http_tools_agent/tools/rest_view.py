@@ -1,4 +1,4 @@
-"""`GET/POST /api/http_tools_agent/tools`: the guide's `/api/tools` in Home Assistant.
+"""`GET/POST /api/http_tools_agent/tools`: the tools endpoint, in Home Assistant.
 
 GET reports the active tools (header values and URL credentials redacted
 for users who are not administrators); POST (admin only) replaces them in memory from
@@ -7,8 +7,8 @@ file and the `set_tools` service, or with a JSON object holding `openapi`
 (and optionally `tools`), as `set_tools` takes them. Answers:
 
 - 200 `{ok, count, source, enabled, tools}` (`enabled`: whether the tools are
-  offered to the model; the guide's 503 "LLM disabled" is `enabled: false`
-  here, as the entry still answers);
+  offered to the model; with the model switched off the entry still
+  answers, so that is `enabled: false` rather than a 503);
 - 400 `{ok: false, error}`: empty body, not UTF-8, not a JSON array, no
   definition, an invalid definition (the error names tool and field), or
   a `{secret:name}` the entry does not define, an `openapi` import that
