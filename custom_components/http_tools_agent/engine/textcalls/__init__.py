@@ -9,7 +9,8 @@ Hermes JSON in ``<tool_call>``, bare or fenced JSON; ``<think>`` goes to
 thinking. The rules are in ``docs/text-calls.md``. Standard library only.
 """
 
-from .filter import FilterOutput, TextCall, TextCallFilter
+from .filter import TextCallFilter
 from .names import ToolNames
+from .output import FilterOutput, TextCall
 
 __all__ = ["FilterOutput", "TextCall", "TextCallFilter", "ToolNames"]

@@ -8,7 +8,6 @@ fences and line-start JSON to their scanners (:mod:`.blocks`,
 from __future__ import annotations
 
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 import re
 from typing import Any
 
@@ -17,42 +16,7 @@ from .blocks import TaggedBlock
 from .fences import Fence, FenceEnd
 from .markup import FUNC, HOLDING, PARAM, TAGS, TAIL, TOOL_CALL, Parsed
 from .names import ToolNames
-
-
-@dataclass(frozen=True, slots=True)
-class TextCall:
-    """One tool call found in the text."""
-
-    name: str  # resolved tool name (as written when it resolves to nothing)
-    arguments: dict[str, Any]
-
-
-@dataclass(slots=True)
-class FilterOutput:
-    """What one step of the filter released."""
-
-    text: str = ""  # speakable text
-    thinking: str = ""  # text from inside <think>...</think>
-    calls: list[TextCall] = field(default_factory=list)
-    problems: list[str] = field(default_factory=list)  # each "Error: ..."
-    # What a scanner held back from speech (JSON echoing a tool result); it is
-    # in ``thinking`` too.
-    held: str = ""
-    repaired: int = 0  # of ``calls``, those read from near-JSON
-    # The reply ran off inside a call (`bare_json.MAX_CALL_CHARS`): the
-    # filter reads nothing more of it, and the caller may stop reading.
-    stopped: bool = False
-
-    def extend(self, other: FilterOutput) -> None:
-        """Append ``other`` (a later step) to this output."""
-        self.text += other.text
-        self.thinking += other.thinking
-        self.held += other.held
-        self.repaired += other.repaired
-        self.stopped = self.stopped or other.stopped
-        self.calls.extend(other.calls)
-        self.problems.extend(other.problems)
-
+from .output import FilterOutput, TextCall
 
 _TEXT, _TAG, _THINK, _BLOCK, _JSON, _FENCE = range(6)
 
