@@ -43,6 +43,7 @@ from ..tools.openapi_import import (
     async_load,
     map_checked,
 )
+from .lists import NONE_SHOWN, pick_mode
 
 STEP_OPENAPI = "openapi"
 STEP_OPENAPI_OPERATIONS = "openapi_operations"
@@ -58,8 +59,6 @@ F_AUTH_SECRET = "openapi_auth_secret"  # noqa: S105 - a field key
 # A list longer than this gets a search field; at most SHOWN are listed.
 SEARCH_FROM = 15
 SHOWN = 60
-MAX_LISTED = 8
-NONE_SHOWN = "—"
 
 
 def _matches(op: Operation, words: list[str]) -> bool:
@@ -284,9 +283,7 @@ class OpenApiImportSteps(OptionsFlow):
                 SelectSelectorConfig(
                     options=names,
                     # Radio buttons for a few, a drop-down for many.
-                    mode=SelectSelectorMode.LIST
-                    if len(names) <= MAX_LISTED
-                    else SelectSelectorMode.DROPDOWN,
+                    mode=pick_mode(names),
                 )
             )
         placeholders["schemes"] = (

@@ -17,7 +17,6 @@ from homeassistant.config_entries import ConfigEntryState, ConfigFlowResult
 from homeassistant.helpers.selector import (
     SelectSelector,
     SelectSelectorConfig,
-    SelectSelectorMode,
 )
 import probatio
 
@@ -40,6 +39,7 @@ from ..engine.definitions import ToolDefinitionError, check_secrets, parse_tools
 from ..engine.hosts import HostPolicy
 from ..tools.agent_tools import agents, chosen_tools, renamed_choice
 from ..tools.entry_tools import ToolsFileError, async_read_tools_file, secrets_of
+from .lists import NONE_SHOWN, pick_mode
 from .openapi import STEP_OPENAPI, OpenApiImportSteps
 from .settings_form import (
     read_example,
@@ -68,16 +68,6 @@ STEP_SETTINGS = "settings"
 STEP_LOAD_EXAMPLE = "load_example"
 FIELD_TOOL = "tool"
 FIELD_DELETE = "tools_to_delete"
-NONE_SHOWN = "—"
-# Up to this many tools are picked from a list (radio buttons, check boxes),
-# more from a drop-down.
-MAX_LISTED = 8
-
-
-def _pick_mode(names: list[str]) -> SelectSelectorMode:
-    if len(names) <= MAX_LISTED:
-        return SelectSelectorMode.LIST
-    return SelectSelectorMode.DROPDOWN
 
 
 class HttpToolsOptionsFlow(OpenApiImportSteps):
@@ -167,7 +157,7 @@ class HttpToolsOptionsFlow(OpenApiImportSteps):
         schema = probatio.Schema(
             {
                 probatio.Required(FIELD_TOOL): SelectSelector(
-                    SelectSelectorConfig(options=names, mode=_pick_mode(names))
+                    SelectSelectorConfig(options=names, mode=pick_mode(names))
                 )
             }
         )
@@ -260,7 +250,7 @@ class HttpToolsOptionsFlow(OpenApiImportSteps):
                 # required list.
                 probatio.Optional(FIELD_DELETE): SelectSelector(
                     SelectSelectorConfig(
-                        options=names, multiple=True, mode=_pick_mode(names)
+                        options=names, multiple=True, mode=pick_mode(names)
                     )
                 )
             }

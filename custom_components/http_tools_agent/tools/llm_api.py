@@ -144,16 +144,7 @@ class HttpTool(llm.Tool):
             tool_input.tool_args,
         )
         if checked.error is not None:
-            result = ToolRunResult(
-                tool=definition.name,
-                text=checked.error,
-                ok=False,
-                method=None,
-                status=None,
-                truncated=False,
-                duration=0.0,
-                error="invalid arguments",
-            )
+            result = _not_sent(definition.name, checked.error, "invalid arguments")
         else:
             result = await run_tool(
                 # Home Assistant's session; without certificate checks for a
@@ -172,6 +163,20 @@ class HttpTool(llm.Tool):
         return result
 
 
+def _not_sent(tool: str, text: str, error: str) -> ToolRunResult:
+    """A run that failed before any request: `text` is what the model reads."""
+    return ToolRunResult(
+        tool=tool,
+        text=text,
+        ok=False,
+        method=None,
+        status=None,
+        truncated=False,
+        duration=0.0,
+        error=error,
+    )
+
+
 async def async_run_tool(
     hass: HomeAssistant,
     runtime: HttpToolsRuntime,
@@ -185,16 +190,7 @@ async def async_run_tool(
     """
     definition = runtime.tools.active.by_name.get(name)
     if definition is None:
-        return ToolRunResult(
-            tool=name,
-            text=f"Error: unknown tool '{name}'",
-            ok=False,
-            method=None,
-            status=None,
-            truncated=False,
-            duration=0.0,
-            error="unknown tool",
-        )
+        return _not_sent(name, f"Error: unknown tool '{name}'", "unknown tool")
     tool = HttpTool(definition, runtime)
     return await tool.async_run(hass, llm.ToolInput(name, arguments), llm_context)
 
