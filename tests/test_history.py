@@ -8,9 +8,14 @@ from typing import Any
 from homeassistant.core import HomeAssistant
 import pytest
 
-from custom_components.http_tools_agent.const import CONF_HISTORY, CONF_HISTORY_TURNS
+from custom_components.http_tools_agent.const import (
+    CONF_HISTORY,
+    CONF_HISTORY_TURNS,
+    CONF_TOOLS,
+)
+from dev.tool_server import DEMO_TOOLS, DemoToolServer
 
-from .kit import converse
+from .kit import converse, load_integration, server_entry
 from .servers import FakeLLMServer, text_stream, tool_calls_stream
 
 
@@ -98,3 +103,41 @@ async def test_earlier_turns_in_the_shape_chosen(
             "Rome is sunny.",
             "Hello!",
         )
+
+
+@pytest.fixture
+async def items(socket_enabled: None) -> Any:
+    async with DemoToolServer() as server:
+        yield server
+
+
+async def test_brief_gives_a_follow_up_what_the_last_turn_named(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """ "Make it 3." after "Add bread to the list.": with `brief` the model
+    is sent no earlier turn, but a line with that request and the bread's id,
+    so it can change the item it just added."""
+    entry = server_entry(
+        llm_server.base_url,
+        options={CONF_TOOLS: items.tools(list(DEMO_TOOLS))},
+        agent={CONF_HISTORY: "brief"},
+    )
+    entry.add_to_hass(hass)
+    await load_integration(hass)
+    llm_server.add(
+        tool_calls_stream(("add_item", {"name": "bread", "qty": 1})),
+        text_stream("Added bread."),
+        tool_calls_stream(("update_item", {"id": "4", "qty": 3})),
+        text_stream("Bread is now 3."),
+    )
+    first = await converse(hass, "Add bread to the list.")
+    await converse(hass, "Make it 3.", conversation_id=first.conversation_id)
+
+    follow_up = llm_server.requests[2]["messages"]
+    assert [m["role"] for m in follow_up] == ["system", "user"]
+    assert follow_up[1]["content"] == (
+        "Make it 3.\n"
+        '(The request before this one: "Add bread to the list."; '
+        "its results: bread (id 4).)"
+    )
+    assert items.items["4"]["qty"] == 3
