@@ -1,11 +1,13 @@
-"""Fixtures of the end-to-end tests: the real model server, the tool server
-and the voice rig's processes.
+"""Fixtures of the end-to-end tests: the real model server, the tool server,
+LiteLLM's proxy in front of the model server and the voice rig's processes.
 
 The model server is `python -m llama_cpp.server` with Qwen2.5-Coder-0.5B,
 started once per session on a free loopback port (or the one
 HTA_MODEL_SERVER_URL names); Piper, PocketSphinx and wyoming-satellite too
-(`dev.voice.parts`). A missing model environment or voice rig FAILS the tests
-with the command that installs it: they are never skipped silently.
+(`dev.voice.parts`); LiteLLM's proxy (`dev.router`) once per session in front
+of it, with a server that is down as its first deployment. A missing model
+environment, router or voice rig FAILS the tests with the command that
+installs it: they are never skipped silently.
 """
 
 from __future__ import annotations
@@ -15,6 +17,8 @@ import os
 
 import pytest
 
+from dev import router as litellm_router
+from dev.router import LiteLLMProxy
 from dev.tool_server import DemoToolServer
 from dev.voice.parts import VoiceParts, missing as missing_voice_parts
 
@@ -43,6 +47,45 @@ def model_server(
         except RuntimeError as err:
             pytest.fail(str(err), pytrace=False)
     return _model_servers["qwen"]
+
+
+@pytest.fixture(scope="session")
+def _routers() -> Iterator[list[LiteLLMProxy]]:
+    """Holds the session's LiteLLM proxy; stops it at the end."""
+    holder: list[LiteLLMProxy] = []
+    yield holder
+    for proxy in holder:
+        proxy.stop()
+
+
+def start_router(model_server: ModelServer) -> LiteLLMProxy:
+    """LiteLLM's proxy in front of `model_server`, a server that is down
+    first; a missing install FAILS with the command that makes it."""
+    if why := litellm_router.missing():
+        pytest.fail(why, pytrace=False)
+    try:
+        return LiteLLMProxy.in_front_of(model_server.url)
+    except RuntimeError as err:
+        pytest.fail(str(err), pytrace=False)
+
+
+@pytest.fixture
+def router(model_server: ModelServer, _routers: list[LiteLLMProxy]) -> LiteLLMProxy:
+    """The session's LiteLLM proxy (started on first use), its attempts so
+    far forgotten."""
+    if not _routers:
+        _routers.append(start_router(model_server))
+    _routers[0].clear_attempts()
+    return _routers[0]
+
+
+@pytest.fixture
+def fresh_router(model_server: ModelServer) -> Iterator[LiteLLMProxy]:
+    """A LiteLLM proxy of the test's own: its server that is down has not
+    failed yet, so the first request meets it first."""
+    proxy = start_router(model_server)
+    yield proxy
+    proxy.stop()
 
 
 @pytest.fixture(autouse=True)
