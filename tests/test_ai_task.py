@@ -1,0 +1,260 @@
+"""The AI Task entity through Home Assistant's `ai_task.generate_data`
+service, against a scripted OpenAI-compatible server and the HTTP tools."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+from homeassistant.core import HomeAssistant
+from homeassistant.exceptions import HomeAssistantError
+from homeassistant.setup import async_setup_component
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.http_tools_agent.turn.say import async_spoken_error
+
+from .kit import AI_TASK_ID, load_integration, server_entry
+from .servers import (
+    FakeLLMServer,
+    ToolEndpoint,
+    error,
+    text_stream,
+    tool_calls_stream,
+)
+
+STRUCTURE = {
+    "city": {"selector": {"text": {}}, "required": True},
+    "temperature": {
+        "description": "Degrees Celsius",
+        "selector": {"number": {}},
+        "required": True,
+    },
+}
+# A pixel of PNG.
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+
+@pytest.fixture
+def config_entry(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    entry_options: dict[str, Any],
+) -> MockConfigEntry:
+    """A server entry with an agent and an AI task, both on its HTTP tools."""
+    entry = server_entry(llm_server.base_url, options=entry_options, ai_task={})
+    entry.add_to_hass(hass)
+    return entry
+
+
+@pytest.fixture
+async def ai_task_ready(hass: HomeAssistant, config_entry: MockConfigEntry) -> None:
+    """Home Assistant with the integration and the AI Task component."""
+    await load_integration(hass)
+    assert await async_setup_component(hass, "ai_task", {})
+    await hass.async_block_till_done()
+
+
+async def generate(hass: HomeAssistant, **fields: Any) -> dict[str, Any]:
+    """Run `ai_task.generate_data` on the entry's AI task; its response."""
+    response = await hass.services.async_call(
+        "ai_task",
+        "generate_data",
+        {"task_name": "Test task", "entity_id": AI_TASK_ID, **fields},
+        blocking=True,
+        return_response=True,
+    )
+    assert response is not None
+    return dict(response)
+
+
+def system_prompt(request: dict[str, Any]) -> str:
+    """The system prompt a request carried."""
+    message = request["messages"][0]
+    assert message["role"] == "system"
+    return str(message["content"])
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_plain_text_is_kept_as_written(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """A task's answer is data, not speech: markdown and links stay."""
+    answer = "- **Milk**\n- Eggs, see https://example.com/list 🥚"
+    llm_server.add(
+        text_stream("- **Milk**\n", "- Eggs, see https://example.com/list 🥚")
+    )
+
+    response = await generate(hass, instructions="What do I need for pancakes?")
+
+    assert response["data"] == answer
+    request = llm_server.requests[0]
+    assert request["messages"][-1] == {
+        "role": "user",
+        "content": "What do I need for pancakes?",
+    }
+    assert "You are a Home Assistant expert" in system_prompt(request)
+    # The entry's HTTP tools are offered during the task.
+    names = [tool["function"]["name"] for tool in request["tools"]]
+    assert "get_weather" in names
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_structured_answer_is_validated_json(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """A structure's JSON schema ends the prompt; the answer (fenced, as
+    small models write it) comes back as data coerced by its selectors."""
+    llm_server.add(text_stream('```json\n{"city": "Rome", ', '"temperature": 14}\n```'))
+
+    response = await generate(
+        hass, instructions="The weather in Rome as data.", structure=STRUCTURE
+    )
+
+    assert response["data"] == {"city": "Rome", "temperature": 14.0}
+    prompt = system_prompt(llm_server.requests[0])
+    assert "answer with only one JSON object that matches this JSON schema" in prompt
+    assert '"required": ["city", "temperature"]' in prompt
+    assert '"description": "Degrees Celsius"' in prompt
+    assert len(llm_server.requests) == 1
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_a_mismatch_is_asked_again_once(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """An answer that does not match is asked again, saying what did not."""
+    llm_server.add(
+        text_stream('{"town": "Rome", "temperature": 14}'),
+        text_stream('{"city": "Rome", "temperature": 14}'),
+    )
+
+    response = await generate(
+        hass, instructions="The weather in Rome as data.", structure=STRUCTURE
+    )
+
+    assert response["data"] == {"city": "Rome", "temperature": 14.0}
+    assert len(llm_server.requests) == 2
+    again = llm_server.requests[1]["messages"][-1]
+    assert again["role"] == "user"
+    assert "does not match the requested structure" in again["content"]
+    assert "'town'" in again["content"]
+    # The first answer is in the request, before the note.
+    assert llm_server.requests[1]["messages"][-2] == {
+        "role": "assistant",
+        "content": '{"town": "Rome", "temperature": 14}',
+    }
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_a_second_mismatch_is_a_clear_error(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """Asked twice without a match: an error naming the task and the field."""
+    llm_server.add(
+        text_stream("It is sunny in Rome."),
+        text_stream('{"city": "Rome", "temperature": "warm"}'),
+    )
+
+    with pytest.raises(HomeAssistantError) as caught:
+        await generate(
+            hass, instructions="The weather in Rome as data.", structure=STRUCTURE
+        )
+
+    message = await async_spoken_error(hass, "en", caught.value)
+    assert "Test task" in message
+    assert "asked twice" in message
+    assert "temperature" in message
+    assert len(llm_server.requests) == 2
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_an_http_tool_runs_during_a_task(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """The task calls the weather tool through the tool loop, then answers
+    from its result in the structure asked for."""
+    llm_server.add(
+        tool_calls_stream(("get_weather", {"city": "Rome"})),
+        text_stream('{"city": "Rome", "temperature": 14}'),
+    )
+
+    response = await generate(
+        hass, instructions="Get the weather in Rome as data.", structure=STRUCTURE
+    )
+
+    assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
+    assert response["data"] == {"city": "Rome", "temperature": 14.0}
+    result = llm_server.requests[1]["messages"][-1]
+    assert result["role"] == "tool"
+    assert result["content"] == "Rome: ☀️ +14°C"
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_a_server_error_is_a_clear_error(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """The server's failure is the task's error, in words."""
+    llm_server.add(error(500, "model crashed", type_="server_error"))
+
+    with pytest.raises(HomeAssistantError) as caught:
+        await generate(hass, instructions="Summarise my day.")
+
+    assert "The language model server reported an error (HTTP 500)" in str(caught.value)
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_an_image_goes_with_the_instructions(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    """An image attachment is an image part of the task's user message."""
+    (tmp_path / "door.png").write_bytes(PNG)
+    hass.config.media_dirs["local"] = str(tmp_path)
+    llm_server.add(text_stream("A closed door."))
+
+    response = await generate(
+        hass,
+        instructions="What is in the picture?",
+        attachments=[
+            {
+                "media_content_id": "media-source://media_source/local/door.png",
+                "media_content_type": "image/png",
+            }
+        ],
+    )
+
+    assert response["data"] == "A closed door."
+    content = llm_server.requests[0]["messages"][-1]["content"]
+    assert content[0] == {"type": "text", "text": "What is in the picture?"}
+    assert content[1] == {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64," + base64.b64encode(PNG).decode()},
+    }
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_a_file_that_is_no_image_is_refused_by_name(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    """Only images go to the server: another file is an error naming it."""
+    (tmp_path / "notes.txt").write_text("milk", encoding="utf-8")
+    hass.config.media_dirs["local"] = str(tmp_path)
+
+    with pytest.raises(HomeAssistantError) as caught:
+        await generate(
+            hass,
+            instructions="Read my notes.",
+            attachments=[
+                {
+                    "media_content_id": "media-source://media_source/local/notes.txt",
+                    "media_content_type": "text/plain",
+                }
+            ],
+        )
+
+    message = await async_spoken_error(hass, "en", caught.value)
+    assert "notes.txt (text/plain) is not an image" in message
+    assert llm_server.requests == []
