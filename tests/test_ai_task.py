@@ -7,21 +7,34 @@ import base64
 from pathlib import Path
 from typing import Any
 
+from homeassistant import config_entries
+from homeassistant.components.ai_task.const import DEFAULT_SYSTEM_PROMPT
+from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT
 from homeassistant.core import HomeAssistant
+from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components.http_tools_agent.const import (
+    CONF_MAX_TOKENS,
+    CONF_MODEL,
+    CONF_STREAM,
+    CONF_TEMPERATURE,
+    CONF_TOOL_CHOICE,
+    SUBENTRY_AI_TASK,
+)
 from custom_components.http_tools_agent.turn.say import async_spoken_error
 
-from .kit import AI_TASK_ID, load_integration, server_entry
+from .kit import AI_TASK_ID, API_ID, load_integration, server_entry
 from .servers import (
     FakeLLMServer,
     ToolEndpoint,
     error,
     text_stream,
     tool_calls_stream,
+    transcript,
 )
 
 STRUCTURE = {
@@ -258,3 +271,81 @@ async def test_a_file_that_is_no_image_is_refused_by_name(
     message = await async_spoken_error(hass, "en", caught.value)
     assert "notes.txt (text/plain) is not an image" in message
     assert llm_server.requests == []
+
+
+# The AI task form as a user fills it: an agent's settings.
+FORM = {
+    CONF_MODEL: "local",
+    CONF_LLM_HASS_API: [API_ID, "assist"],
+    CONF_TEMPERATURE: 0.0,
+    CONF_MAX_TOKENS: 512,
+    CONF_TOOL_CHOICE: "auto",
+    CONF_STREAM: True,
+}
+
+
+async def test_add_an_ai_task_and_use_it(
+    hass: HomeAssistant, llm_server: FakeLLMServer, entry_options: dict[str, Any]
+) -> None:
+    """An AI task is added as core's integrations add one (an `ai_task_data`
+    subentry): it starts with core's task instructions and this entry's HTTP
+    tools, gets an entity, and can be changed."""
+    entry = server_entry(llm_server.base_url, options=entry_options)
+    entry.add_to_hass(hass)
+    await load_integration(hass)
+    assert await async_setup_component(hass, "ai_task", {})
+
+    result = await hass.config_entries.subentries.async_init(
+        (entry.entry_id, SUBENTRY_AI_TASK),
+        context={"source": config_entries.SOURCE_USER},
+    )
+    assert result["type"] is FlowResultType.FORM
+    schema = result["data_schema"].schema
+    prompt = next(k for k in schema if k == CONF_PROMPT)
+    assert prompt.description == {"suggested_value": DEFAULT_SYSTEM_PROMPT}
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {**FORM, CONF_PROMPT: DEFAULT_SYSTEM_PROMPT},
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert result["title"] == "HTTP Tools AI Task"
+    (task,) = entry.get_subentries_of_type(SUBENTRY_AI_TASK)
+    assert task.data[CONF_LLM_HASS_API] == [API_ID, "assist"]
+    assert hass.states.get(AI_TASK_ID) is not None
+
+    # The task offers the HTTP tools and the selected LLM API's (Assist).
+    llm_server.add(text_stream("Nothing to report."))
+    response = await generate(hass, instructions="Anything new?")
+    assert response["data"] == "Nothing to report."
+    names = {tool["function"]["name"] for tool in llm_server.requests[0]["tools"]}
+    assert "http-tools__get_weather" in names
+    assert any(name.startswith("assist__") for name in names)
+
+    result = await entry.start_subentry_reconfigure_flow(hass, task.subentry_id)
+    assert result["type"] is FlowResultType.FORM
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {**FORM, CONF_PROMPT: "Answer in French.", CONF_LLM_HASS_API: [API_ID]},
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "reconfigure_successful"
+    assert entry.subentries[task.subentry_id].data[CONF_PROMPT] == "Answer in French."
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_a_call_written_as_text_runs_during_a_task(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """A small model's call written as text (llama-cpp-python's bare JSON)
+    runs through the same loop; the answer after it is the task's data."""
+    llm_server.add(
+        transcript("llama-cpp-python__weather_stream"),
+        text_stream("Rome is sunny, 14 degrees."),
+    )
+
+    response = await generate(hass, instructions="What's the weather in Rome?")
+
+    assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
+    assert response["data"] == "Rome is sunny, 14 degrees."

@@ -13,7 +13,8 @@ speakable:
   numbered items keep their number; a quote loses its `>`;
 - a link -> its text, an image -> its description, a bare URL -> its host
   ("example.com"); inline code -> its text; a fenced code block and a
-  horizontal rule are left out; a table row -> its cells, comma-separated;
+  horizontal rule are left out (a reply that is only code says its lines:
+  better than no answer); a table row -> its cells, comma-separated;
 - emoji (and their joiners and variation selectors) are left out.
 
 `SpokenText` does it on a stream: it holds text only while a construct may
@@ -127,11 +128,13 @@ class SpokenText:
 
     __slots__ = (
         "_code",
+        "_code_lines",
         "_drop",
         "_finishing",
         "_item",
         "_line",
         "_pending",
+        "_said",
         "_said_line",
     )
 
@@ -144,6 +147,8 @@ class SpokenText:
         self._drop = False  # the line is left out (a fence, a rule)
         self._code = False  # inside a fenced code block
         self._finishing = False  # the reply ended: its last line with it
+        self._code_lines: list[str] = []  # what the code blocks held
+        self._said = False  # a word was said
 
     def feed(self, text: str) -> str:
         """Take text; return what may be said of it now."""
@@ -158,7 +163,10 @@ class SpokenText:
         piece, self._pending = self._pending, ""
         self._finishing = True
         said = self._say(piece) if piece else ""
-        return said + self._end_line(newline=False)
+        said += self._end_line(newline=False)
+        if not self._said and self._code_lines:
+            return "\n".join(self._code_lines)
+        return said
 
     def _next_piece(self) -> str:
         """The longest start of the pending text that can be cleaned now."""
@@ -219,8 +227,11 @@ class SpokenText:
             said = _inline(body)
         if ends or self._finishing:
             said = said.rstrip(" \t")
+        if self._code and not _FENCE.match(body) and body.strip():
+            self._code_lines.append(body.strip())
         self._line += body or ("\n" if ends else "")
         self._said_line += said
+        self._said = self._said or bool(said.strip())
         if ends:
             return said + self._end_line(newline=True)
         return said
