@@ -300,6 +300,7 @@ async def test_add_an_ai_task_and_use_it(
         context={"source": config_entries.SOURCE_USER},
     )
     assert result["type"] is FlowResultType.FORM
+    assert result["data_schema"] is not None
     schema = result["data_schema"].schema
     prompt = next(k for k in schema if k == CONF_PROMPT)
     assert prompt.description == {"suggested_value": DEFAULT_SYSTEM_PROMPT}
