@@ -23,6 +23,7 @@ from types import MappingProxyType
 from typing import Any
 
 from homeassistant import config_entries
+from homeassistant.components.ai_task.const import DEFAULT_SYSTEM_PROMPT
 from homeassistant.components.assist_pipeline import pipeline as ha_pipeline
 from homeassistant.components.assist_pipeline.models import Pipeline
 from homeassistant.config_entries import ConfigEntry, ConfigSubentryData
@@ -36,8 +37,10 @@ from custom_components.http_tools_agent.const import (
     CONF_BASE_URL,
     CONF_TEMPERATURE,
     CONF_TOOLS,
+    DEFAULT_AI_TASK_NAME,
     DEFAULT_CONVERSATION_NAME,
     DOMAIN,
+    SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
 from custom_components.http_tools_agent.flows.agent_form import default_agent_data
@@ -66,6 +69,24 @@ def agent_subentry(
         unique_id=None,
         data={
             **default_agent_data(api_id_for(entry_unique_id), [model]),
+            **(settings or {}),
+        },
+    )
+
+
+def ai_task_subentry(
+    entry_unique_id: str, model: str, settings: dict[str, Any] | None = None
+) -> ConfigSubentryData:
+    """An AI task (its settings are an agent's) on `model`, with this
+    entry's HTTP tools, `settings` over the defaults."""
+    return ConfigSubentryData(
+        subentry_type=SUBENTRY_AI_TASK,
+        title=DEFAULT_AI_TASK_NAME,
+        unique_id=None,
+        data={
+            **default_agent_data(
+                api_id_for(entry_unique_id), [model], DEFAULT_SYSTEM_PROMPT
+            ),
             **(settings or {}),
         },
     )

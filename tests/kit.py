@@ -35,12 +35,13 @@ from custom_components.http_tools_agent.const import (
     DOMAIN,
 )
 from custom_components.http_tools_agent.tools.llm_api import api_id_for
-from dev.demo_setup import agent_subentry
+from dev.demo_setup import agent_subentry, ai_task_subentry
 from dev.loopback import RecordingServer
 
 ENTRY_UNIQUE_ID = "01JTESTENTRY"
-# The entity of the agent `server_entry` makes.
+# The entity of the agent `server_entry` makes, and of its AI task.
 AGENT_ID = "conversation.http_tools_agent"
+AI_TASK_ID = "ai_task.http_tools_ai_task"
 API_ID = api_id_for(ENTRY_UNIQUE_ID)
 
 
@@ -53,13 +54,15 @@ def server_entry(
     unique_id: str = ENTRY_UNIQUE_ID,
     title: str | None = None,
     with_agent: bool = True,
+    ai_task: dict[str, Any] | None = None,
 ) -> MockConfigEntry:
     """An entry for the server at `base_url` with one agent on `model` that
-    uses this entry's HTTP tools (the config flow's defaults, `agent` over
-    them); `with_agent=False` for a server without agents.
+        uses this entry's HTTP tools (the config flow's defaults, `agent` over
+        them); `with_agent=False` for a server without agents; `ai_task`: an AI
+    task subentry too, with these settings over the same defaults.
 
-    The agent sends no warm-up (it would take the first scripted reply) unless
-    `agent` sets `warm_up` (`tests/test_warm_up.py`)."""
+        The agent sends no warm-up (it would take the first scripted reply) unless
+        `agent` sets `warm_up` (`tests/test_warm_up.py`)."""
     agent = {CONF_WARM_UP: "off", **(agent or {})}
     return MockConfigEntry(
         domain=DOMAIN,
@@ -69,7 +72,14 @@ def server_entry(
         unique_id=unique_id,
         data={CONF_BASE_URL: base_url},
         options=options or {},
-        subentries_data=[agent_subentry(unique_id, model, agent)] if with_agent else [],
+        subentries_data=(
+            ([agent_subentry(unique_id, model, agent)] if with_agent else [])
+            + (
+                [ai_task_subentry(unique_id, model, {CONF_WARM_UP: "off", **ai_task})]
+                if ai_task is not None
+                else []
+            )
+        ),
     )
 
 

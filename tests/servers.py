@@ -31,6 +31,8 @@ SERVER_CHECKS = Path(__file__).parent / "fixtures" / "server_checks"
 DOCUMENTED = Path(__file__).parent / "fixtures" / "documented"
 # What the demo's model wrote (dev/demo_trial.py --captures).
 DEMO = Path(__file__).parent / "fixtures" / "demo"
+# Answers of a real model asked for markdown, emoji and links.
+MARKDOWN = Path(__file__).parent / "fixtures" / "markdown"
 
 # Qwen3-Coder's native call after a thinking block, streamed in pieces that
 # split the tags (what a Qwen3 model with thinking on sends).
@@ -87,6 +89,18 @@ def _reply_from(path: Path) -> Reply:
 def demo_capture(name: str) -> Reply:
     """Replay an answer of the demo's model (`tests/fixtures/demo/`)."""
     return _reply_from(DEMO / f"{name}.json")
+
+
+def markdown_capture(name: str) -> Reply:
+    """Replay a real model's answer in markdown (`tests/fixtures/markdown/`)."""
+    return _reply_from(MARKDOWN / f"{name}.json")
+
+
+def markdown_text(name: str) -> str:
+    """The words of that answer, as the model wrote them."""
+    data = json.loads((MARKDOWN / f"{name}.json").read_text(encoding="utf-8"))
+    content: str = json.loads(data["body"])["choices"][0]["message"]["content"]
+    return content
 
 
 def server_check(name: str) -> Reply:

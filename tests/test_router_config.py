@@ -16,10 +16,9 @@ def test_the_documented_router_config_is_the_tested_one() -> None:
     """Two deployments of one name, tried in order, the failed one retried
     at once on the next and left alone for a minute; only the key, the
     servers' addresses and the e2e test's callbacks differ."""
-    (block,) = [
-        b for b in blocks(DOCS / "agents.md") if "litellm --config" in b.text
-    ]
+    (block,) = [b for b in blocks(DOCS / "agents.md") if "litellm --config" in b.text]
     documented = parse_yaml(block.text)
+    assert isinstance(documented, dict)
     backends = [d["litellm_params"]["api_base"] for d in documented["model_list"]]
     key = documented["general_settings"]["master_key"]
     tested = proxy_config("qwen2.5-coder-0.5b", backends, key)

@@ -42,7 +42,7 @@ from .tools.entry_tools import (
 from .tools.llm_api import HttpToolsAPI
 from .tools.rest_view import HttpToolsView
 
-PLATFORMS = (Platform.CONVERSATION,)
+PLATFORMS = (Platform.AI_TASK, Platform.CONVERSATION)
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
 
 

@@ -1,10 +1,12 @@
-"""Config flow (server), reconfigure, and conversation subentries (agents)."""
+"""Config flow (server), reconfigure, and subentries: conversation agents and
+AI tasks (the same settings)."""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from typing import Any, override
 
+from homeassistant.components.ai_task.const import DEFAULT_SYSTEM_PROMPT
 from homeassistant.config_entries import (
     ConfigEntry,
     ConfigEntryState,
@@ -16,6 +18,7 @@ from homeassistant.config_entries import (
 )
 from homeassistant.const import CONF_API_KEY
 from homeassistant.core import callback
+from homeassistant.helpers import llm
 from homeassistant.helpers.selector import (
     TextSelector,
     TextSelectorConfig,
@@ -27,11 +30,13 @@ import probatio
 from .const import (
     CONF_BASE_URL,
     CONF_MODEL,
+    DEFAULT_AI_TASK_NAME,
     DEFAULT_BASE_URL,
     DEFAULT_CONVERSATION_NAME,
     DEFAULT_MODEL,
     DOMAIN,
     LOGGER,
+    SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
 from .flows.agent_form import (
@@ -255,12 +260,20 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
     def async_get_supported_subentry_types(
         cls, config_entry: ConfigEntry
     ) -> dict[str, type[ConfigSubentryFlow]]:
-        """Agents are subentries of a server."""
-        return {SUBENTRY_CONVERSATION: ConversationFlowHandler}
+        """Agents and AI tasks are subentries of a server."""
+        return {
+            SUBENTRY_CONVERSATION: ConversationFlowHandler,
+            SUBENTRY_AI_TASK: AITaskFlowHandler,
+        }
 
 
 class ConversationFlowHandler(ConfigSubentryFlow):
     """Add or change an agent."""
+
+    # The title of the first one, and of the next (with their model); the
+    # instructions a new one starts with.
+    default_name = DEFAULT_CONVERSATION_NAME
+    default_prompt = llm.DEFAULT_INSTRUCTIONS_PROMPT
 
     async def _async_models(self) -> list[str]:
         try:
@@ -293,10 +306,14 @@ class ConversationFlowHandler(ConfigSubentryFlow):
         if user_input is not None:
             data, errors, placeholders = agent_data_from_form(user_input)
             if not errors and self.source == "user":
+                first = not any(
+                    s.subentry_type == self._subentry_type
+                    for s in entry.subentries.values()
+                )
                 return self.async_create_entry(
-                    title=DEFAULT_CONVERSATION_NAME
-                    if not entry.subentries
-                    else f"{DEFAULT_CONVERSATION_NAME} ({data[CONF_MODEL]})",
+                    title=self.default_name
+                    if first
+                    else f"{self.default_name} ({data[CONF_MODEL]})",
                     data=data,
                 )
             if not errors:
@@ -305,17 +322,13 @@ class ConversationFlowHandler(ConfigSubentryFlow):
                 )
 
         models = await self._async_models()
+        defaults = default_agent_data(
+            api_id_for(entry.unique_id or entry.entry_id), models, self.default_prompt
+        )
         if self.source == "user":
-            current = default_agent_data(
-                api_id_for(entry.unique_id or entry.entry_id), models
-            )
+            current = defaults
         else:
-            current = {
-                **default_agent_data(
-                    api_id_for(entry.unique_id or entry.entry_id), models
-                ),
-                **self._get_reconfigure_subentry().data,
-            }
+            current = {**defaults, **self._get_reconfigure_subentry().data}
         tool_names = [
             tool.name for tool in entry.runtime_data.tools.configured.tool_set().tools
         ]
@@ -340,3 +353,10 @@ class ConversationFlowHandler(ConfigSubentryFlow):
             errors=errors,
             description_placeholders=placeholders,
         )
+
+
+class AITaskFlowHandler(ConversationFlowHandler):
+    """Add or change an AI task: an agent's settings, for `ai_task.generate_data`."""
+
+    default_name = DEFAULT_AI_TASK_NAME
+    default_prompt = DEFAULT_SYSTEM_PROMPT

@@ -37,6 +37,8 @@ DEFAULT_TOOL_RESULT_MAX_CHARS: Final = 2000
 
 # Subentry `conversation`: one agent each.
 SUBENTRY_CONVERSATION: Final = "conversation"
+# An AI Task entity, as core's integrations name the subentry type.
+SUBENTRY_AI_TASK: Final = "ai_task_data"
 CONF_MODEL: Final = "model"
 CONF_TEMPERATURE: Final = "temperature"
 CONF_MAX_TOKENS: Final = "max_tokens"
@@ -89,6 +91,7 @@ DEFAULT_MAX_TOKENS: Final = 1024
 DEFAULT_STREAM: Final = True
 DEFAULT_MODEL: Final = "local-model"
 DEFAULT_CONVERSATION_NAME: Final = "HTTP Tools Agent"
+DEFAULT_AI_TASK_NAME: Final = "HTTP Tools AI Task"
 
 # Seconds for listing models when checking a server.
 SERVER_CHECK_TIMEOUT: Final = 10.0

@@ -5,11 +5,7 @@ from __future__ import annotations
 from typing import Literal, override
 
 from homeassistant.components import conversation
-from homeassistant.config_entries import (
-    SOURCE_REAUTH,
-    SOURCE_RECONFIGURE,
-    ConfigSubentry,
-)
+from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT, MATCH_ALL
 from homeassistant.core import Context, HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
@@ -18,10 +14,9 @@ from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
 from homeassistant.util.ulid import ulid_now
 
 from .agent_options import AgentOptions
-from .const import CONF_BASE_URL, DOMAIN, LOGGER, SUBENTRY_CONVERSATION
+from .const import CONF_BASE_URL, DOMAIN, SUBENTRY_CONVERSATION
 from .entity import HttpToolsAgentEntity
-from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
-from .server.errors import ServerAuthError, ServerUnavailableError
+from .runtime import HttpToolsConfigEntry
 from .server.warm_up import WARM_UP_TEXT, PromptWarmer, last_asked, warm_up_wanted
 from .tools.llm_api import current_agent
 from .turn.prompt import async_note, split_prompt_template
@@ -184,7 +179,7 @@ class HttpToolsConversationEntity(
             # turn starts clean.
             message = await async_spoken_error(self.hass, user_input.language, err)
             runtime.record_error("llm", message)
-            self._async_server_failed(runtime, err, message)
+            self.async_server_failed(runtime, err, message)
             response = intent.IntentResponse(language=user_input.language)
             response.async_set_error(intent.IntentResponseErrorCode.UNKNOWN, message)
             return conversation.ConversationResult(
@@ -195,26 +190,3 @@ class HttpToolsConversationEntity(
 
         runtime.availability.async_mark_available()
         return conversation.async_get_result_from_chat_log(user_input, chat_log)
-
-    def _async_server_failed(
-        self, runtime: HttpToolsRuntime, err: HomeAssistantError, message: str
-    ) -> None:
-        """Tell the entry what a failed turn says about its server."""
-        availability = runtime.availability
-        if isinstance(err, ServerUnavailableError):
-            availability.async_mark_unavailable(message)
-            return
-        # Anything else came from a server that answered.
-        availability.async_mark_available()
-        if isinstance(err, ServerAuthError) and not any(
-            # Home Assistant starts no reauth while one of these runs.
-            self.entry.async_get_active_flows(
-                self.hass, {SOURCE_REAUTH, SOURCE_RECONFIGURE}
-            )
-        ):
-            LOGGER.warning(
-                "The language model server of %s refused the API key; "
-                "asking for a new one (re-authentication)",
-                self.entry.title,
-            )
-            self.entry.async_start_reauth(self.hass)

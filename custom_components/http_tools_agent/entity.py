@@ -9,7 +9,12 @@ from __future__ import annotations
 from typing import override
 
 from homeassistant.components import conversation
-from homeassistant.config_entries import ConfigSubentry
+from homeassistant.config_entries import (
+    SOURCE_REAUTH,
+    SOURCE_RECONFIGURE,
+    ConfigSubentry,
+)
+from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import (
     area_registry as ar,
     device_registry as dr,
@@ -27,7 +32,8 @@ from .const import (
     LOGGER,
 )
 from .lexicon import guess_language
-from .runtime import HttpToolsConfigEntry
+from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
+from .server.errors import ServerAuthError, ServerUnavailableError
 from .server.profiles import ProfileChoice, choose_profile
 from .small.rules import rules_for
 from .tools.llm_api import AgentScope
@@ -112,11 +118,14 @@ class HttpToolsAgentEntity(Entity):
         language: str | None = None,
         *,
         cut_note: str = "",
+        data: bool = False,
+        images: tuple[str, ...] = (),
     ) -> Turn:
         """A new turn over `chat_log` (which Home Assistant has filled) with
         this agent's settings: what its requests are built from. The agent
         speaks `language`: the pipeline's, or the one the request is clearly
-        in (`lexicon.guess_language`)."""
+        in (`lexicon.guess_language`). `data`: an AI task's turn, whose answer
+        is data, not speech, and whose question carries `images`."""
         options = AgentOptions.from_subentry(self.subentry.data)
         profile = self.profile(options)
         rules = rules_for(options, profile)
@@ -132,6 +141,8 @@ class HttpToolsAgentEntity(Entity):
             places=self._places() if rules.invented_places else frozenset(),
             cut_note=cut_note,
             language=language,
+            data=data,
+            images=images,
         )
 
     def _places(self) -> frozenset[str]:
@@ -152,3 +163,30 @@ class HttpToolsAgentEntity(Entity):
         turn = self.turn(chat_log, language, cut_note=cut_note)
         runtime = self.entry.runtime_data
         await TurnLoop(self.hass, runtime, turn, self.entity_id).async_run()
+
+    def async_server_failed(
+        self,
+        runtime: HttpToolsRuntime,
+        err: HomeAssistantError,
+        message: str | None = None,
+    ) -> None:
+        """Tell the entry what a failed turn or task says about its server
+        (`message`: what the user was told, the error's text otherwise)."""
+        availability = runtime.availability
+        if isinstance(err, ServerUnavailableError):
+            availability.async_mark_unavailable(message or str(err))
+            return
+        # Anything else came from a server that answered.
+        availability.async_mark_available()
+        if isinstance(err, ServerAuthError) and not any(
+            # Home Assistant starts no reauth while one of these runs.
+            self.entry.async_get_active_flows(
+                self.hass, {SOURCE_REAUTH, SOURCE_RECONFIGURE}
+            )
+        ):
+            LOGGER.warning(
+                "The language model server of %s refused the API key; "
+                "asking for a new one (re-authentication)",
+                self.entry.title,
+            )
+            self.entry.async_start_reauth(self.hass)

@@ -50,11 +50,14 @@ from ..server.profiles import ProfileChoice
 from ..tools.agent_tools import chosen_tools
 
 
-def default_agent_data(api_id: str, models: list[str]) -> dict[str, Any]:
-    """Return the settings of a new agent: this entry's tools, the defaults."""
+def default_agent_data(
+    api_id: str, models: list[str], prompt: str = llm.DEFAULT_INSTRUCTIONS_PROMPT
+) -> dict[str, Any]:
+    """Return the settings of a new agent: this entry's tools, the defaults,
+    `prompt` (an AI task's is core's task prompt)."""
     return {
         CONF_MODEL: models[0] if models else DEFAULT_MODEL,
-        CONF_PROMPT: llm.DEFAULT_INSTRUCTIONS_PROMPT,
+        CONF_PROMPT: prompt,
         CONF_LLM_HASS_API: [api_id],
         **setting_defaults(),
     }

@@ -17,7 +17,13 @@ from homeassistant.config_entries import ConfigSubentry
 from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import issue_registry as ir
 
-from ..const import CONF_AGENT_TOOLS, DOMAIN, LOGGER, SUBENTRY_CONVERSATION
+from ..const import (
+    CONF_AGENT_TOOLS,
+    DOMAIN,
+    LOGGER,
+    SUBENTRY_AI_TASK,
+    SUBENTRY_CONVERSATION,
+)
 from ..runtime import HttpToolsConfigEntry
 
 
@@ -30,11 +36,11 @@ def chosen_tools(data: Mapping[str, Any]) -> list[str]:
 
 
 def agents(entry: HttpToolsConfigEntry) -> list[ConfigSubentry]:
-    """The entry's agents."""
+    """The entry's agents and AI tasks (each chooses its tools)."""
     return [
         subentry
         for subentry in entry.subentries.values()
-        if subentry.subentry_type == SUBENTRY_CONVERSATION
+        if subentry.subentry_type in (SUBENTRY_CONVERSATION, SUBENTRY_AI_TASK)
     ]
 
 

@@ -37,6 +37,7 @@ from .outcomes import succeeded
 from .reply import Delta, Reply
 from .request import Ask, Request
 from .say import Said, agent_words, async_words, what_happened
+from .spoken_text import spoken
 
 if TYPE_CHECKING:
     from ..runtime import HttpToolsRuntime
@@ -333,6 +334,8 @@ class TurnLoop:
         """Add the agent's own words to the turn."""
         self.runtime.record_quirk("agent_answered")
         text = await async_words(self.hass, self.turn.language, said)
+        if not self.turn.data:
+            text = spoken(text)  # a read-out may hold a result's URLs
         self.turn.chat_log.async_add_assistant_content_without_tools(
             agent_words(self.agent_id, text, said.history)
         )

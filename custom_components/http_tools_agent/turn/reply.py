@@ -1,7 +1,8 @@
 """One reply of the model (streamed or not) -> chat log deltas.
 
 Text goes through the engine's text-call filter (call markup and thinking
-never reach the speaker), then the sentence checks (`turn/honesty.py`) and
+never reach the speaker), loses its markdown, emoji and URLs
+(`turn/spoken_text.py`), then the sentence checks (`turn/honesty.py`) and
 the runaway guard (`turn/runaway.py`); structured `tool_calls` deltas are
 assembled by index. Every call, text or structured, goes to the call gate
 (`turn/calls.py`) as it is recognised; when the reply ends the gate
@@ -35,6 +36,7 @@ from .calls import Asked, Lookup, ReplyCalls
 from .honesty import SpokenCheck, Withheld
 from .outcomes import CallResult
 from .runaway import RunawayGuard
+from .spoken_text import SpokenText
 
 type Delta = AssistantContentDeltaDict | ToolResultContentDeltaDict
 
@@ -89,6 +91,9 @@ class Reply:
     spoken_check: SpokenCheck | None = None
     # Said after a reply cut for running away, in the user's language.
     cut_note: str = ""
+    # The reply is an AI task's data, not speech: its words are kept as the
+    # model wrote them (markdown, JSON, any length).
+    data: bool = False
     text: str = ""
     thinking: str = ""
     # JSON the filter kept from speech (an echo of a result).
@@ -109,6 +114,9 @@ class Reply:
     # error) came back in this reply.
     _echoes: Counter[str] = field(default_factory=Counter)
     _filter: TextCallFilter = field(init=False)
+    # Spoken words are written without markdown, emoji and URLs
+    # (`turn/spoken_text.py`); None for data.
+    speech: SpokenText | None = field(init=False)
     _runaway: RunawayGuard = field(default_factory=RunawayGuard)
     # Calls being assembled, in arrival order; `_slots` maps the server's
     # `index` to the call it is currently filling.
@@ -122,7 +130,9 @@ class Reply:
         # A line-start JSON object that is no call is never speech: it
         # echoes a result, or is a model's idea of an answer
         # (`{"id": "1234567890", "qty": 2, …}` for "Add apples and pears").
-        self._filter = TextCallFilter(self.names, after_tool_results=True)
+        # A task's data may be a JSON object: it is the answer.
+        self._filter = TextCallFilter(self.names, after_tool_results=not self.data)
+        self.speech = None if self.data else SpokenText()
 
     @property
     def calls(self) -> int:
@@ -292,8 +302,12 @@ class Reply:
     def _finish(self) -> list[Delta]:
         """End of the reply: flush held text and unfinished calls."""
         deltas = self._filtered(self._filter.finish())
-        rest = self.spoken_check.finish() if self.spoken_check is not None else ""
-        rest = self._runaway.feed(rest) + self._runaway.finish()
+        rest = self.speech.finish() if self.speech is not None else ""
+        if self.spoken_check is not None:
+            rest = self.spoken_check.feed(rest) if rest else ""
+            rest += self.spoken_check.finish()
+        if not self.data:
+            rest = self._runaway.feed(rest) + self._runaway.finish()
         if self._runaway.cut and self.cut_note:
             before = self.text + rest
             gap = "" if not before or before[-1].isspace() else " "
@@ -344,9 +358,11 @@ class Reply:
         self.repaired += out.repaired
         self.ran_off = self.ran_off or out.stopped
         spoken = out.text
+        if spoken and self.speech is not None:
+            spoken = self.speech.feed(spoken)
         if spoken and self.spoken_check is not None:
             spoken = self.spoken_check.feed(spoken)
-        if spoken:
+        if spoken and not self.data:
             spoken = self._runaway.feed(spoken)
         if spoken:
             self.text += spoken

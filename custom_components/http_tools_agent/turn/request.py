@@ -17,11 +17,15 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from openai.types.chat import (
+    ChatCompletionContentPartImageParam,
+    ChatCompletionContentPartParam,
+    ChatCompletionContentPartTextParam,
     ChatCompletionMessageParam,
     ChatCompletionSystemMessageParam,
     ChatCompletionToolMessageParam,
     ChatCompletionUserMessageParam,
 )
+from openai.types.chat.chat_completion_content_part_image_param import ImageURL
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 from ..agent_options import ToolChoice, request_extra, thinking_fields
@@ -125,6 +129,8 @@ def build_request(turn: Turn, ask: Ask) -> Request:
         options.history_turns,
     )
     _add_examples(turn, messages)
+    if turn.images:
+        _add_images(messages, turn.images)
     last = messages[-1]
     if (
         ask is Ask.ANSWER
@@ -157,6 +163,28 @@ def build_request(turn: Turn, ask: Ask) -> Request:
         options.extra_body, thinking_fields(options.thinking, turn.server.kind)
     )
     return Request(params, extra)
+
+
+def _add_images(
+    messages: list[ChatCompletionMessageParam], images: tuple[str, ...]
+) -> None:
+    """A task's attachments go with its question, as image parts."""
+    for index in range(len(messages) - 1, -1, -1):
+        message = messages[index]
+        if message["role"] == "user" and isinstance(
+            text := message.get("content"), str
+        ):
+            parts: list[ChatCompletionContentPartParam] = [
+                ChatCompletionContentPartTextParam(type="text", text=text)
+            ]
+            parts.extend(
+                ChatCompletionContentPartImageParam(
+                    type="image_url", image_url=ImageURL(url=url)
+                )
+                for url in images
+            )
+            messages[index] = ChatCompletionUserMessageParam(role="user", content=parts)
+            return
 
 
 def _add_examples(turn: Turn, messages: list[ChatCompletionMessageParam]) -> None:

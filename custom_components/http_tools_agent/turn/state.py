@@ -55,6 +55,11 @@ class Turn:
     # language the agent speaks in (the user's: `lexicon.guess_language`).
     cut_note: str = ""
     language: str | None = None
+    # An AI task's turn: its answer is data, kept as the model wrote it
+    # (a conversation's is spoken: `turn/spoken_text.py`); the images the
+    # question carries (data URLs of its attachments).
+    data: bool = False
+    images: tuple[str, ...] = ()
     # Rounds asked so far (the closing request not counted).
     round: int = 0
     # A context error was met (a second one is not retried) ...
@@ -140,6 +145,7 @@ class Turn:
             self.names,
             spoken_check=sentence_check(self),
             cut_note=self.cut_note,
+            data=self.data,
         )
 
     def request(self, ask: Ask = Ask.ROUND) -> Request:

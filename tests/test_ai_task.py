@@ -1,0 +1,352 @@
+"""The AI Task entity through Home Assistant's `ai_task.generate_data`
+service, against a scripted OpenAI-compatible server and the HTTP tools."""
+
+from __future__ import annotations
+
+import base64
+from pathlib import Path
+from typing import Any
+
+from homeassistant import config_entries
+from homeassistant.components.ai_task.const import DEFAULT_SYSTEM_PROMPT
+from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT
+from homeassistant.core import HomeAssistant
+from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.exceptions import HomeAssistantError
+from homeassistant.setup import async_setup_component
+import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
+
+from custom_components.http_tools_agent.const import (
+    CONF_MAX_TOKENS,
+    CONF_MODEL,
+    CONF_STREAM,
+    CONF_TEMPERATURE,
+    CONF_TOOL_CHOICE,
+    SUBENTRY_AI_TASK,
+)
+from custom_components.http_tools_agent.turn.say import async_spoken_error
+
+from .kit import AI_TASK_ID, API_ID, load_integration, server_entry
+from .servers import (
+    FakeLLMServer,
+    ToolEndpoint,
+    error,
+    text_stream,
+    tool_calls_stream,
+    transcript,
+)
+
+STRUCTURE = {
+    "city": {"selector": {"text": {}}, "required": True},
+    "temperature": {
+        "description": "Degrees Celsius",
+        "selector": {"number": {}},
+        "required": True,
+    },
+}
+# A pixel of PNG.
+PNG = base64.b64decode(
+    "iVBORw0KGgoAAAANSUhEUgAAAAEAAAABCAYAAAAfFcSJAAAADUlEQVR42mNk+M9QDwADhgGAWjR9awAAAABJRU5ErkJggg=="
+)
+
+
+@pytest.fixture
+def config_entry(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    entry_options: dict[str, Any],
+) -> MockConfigEntry:
+    """A server entry with an agent and an AI task, both on its HTTP tools."""
+    entry = server_entry(llm_server.base_url, options=entry_options, ai_task={})
+    entry.add_to_hass(hass)
+    return entry
+
+
+@pytest.fixture
+async def ai_task_ready(hass: HomeAssistant, config_entry: MockConfigEntry) -> None:
+    """Home Assistant with the integration and the AI Task component."""
+    await load_integration(hass)
+    assert await async_setup_component(hass, "ai_task", {})
+    await hass.async_block_till_done()
+
+
+async def generate(hass: HomeAssistant, **fields: Any) -> dict[str, Any]:
+    """Run `ai_task.generate_data` on the entry's AI task; its response."""
+    response = await hass.services.async_call(
+        "ai_task",
+        "generate_data",
+        {"task_name": "Test task", "entity_id": AI_TASK_ID, **fields},
+        blocking=True,
+        return_response=True,
+    )
+    assert response is not None
+    return dict(response)
+
+
+def system_prompt(request: dict[str, Any]) -> str:
+    """The system prompt a request carried."""
+    message = request["messages"][0]
+    assert message["role"] == "system"
+    return str(message["content"])
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_plain_text_is_kept_as_written(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """A task's answer is data, not speech: markdown and links stay."""
+    answer = "- **Milk**\n- Eggs, see https://example.com/list 🥚"
+    llm_server.add(
+        text_stream("- **Milk**\n", "- Eggs, see https://example.com/list 🥚")
+    )
+
+    response = await generate(hass, instructions="What do I need for pancakes?")
+
+    assert response["data"] == answer
+    request = llm_server.requests[0]
+    assert request["messages"][-1] == {
+        "role": "user",
+        "content": "What do I need for pancakes?",
+    }
+    assert "You are a Home Assistant expert" in system_prompt(request)
+    # The entry's HTTP tools are offered during the task.
+    names = [tool["function"]["name"] for tool in request["tools"]]
+    assert "get_weather" in names
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_structured_answer_is_validated_json(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """A structure's JSON schema ends the prompt; the answer (fenced, as
+    small models write it) comes back as data coerced by its selectors."""
+    llm_server.add(text_stream('```json\n{"city": "Rome", ', '"temperature": 14}\n```'))
+
+    response = await generate(
+        hass, instructions="The weather in Rome as data.", structure=STRUCTURE
+    )
+
+    assert response["data"] == {"city": "Rome", "temperature": 14.0}
+    prompt = system_prompt(llm_server.requests[0])
+    assert "answer with only one JSON object that matches this JSON schema" in prompt
+    assert '"required": ["city", "temperature"]' in prompt
+    assert '"description": "Degrees Celsius"' in prompt
+    assert len(llm_server.requests) == 1
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_a_mismatch_is_asked_again_once(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """An answer that does not match is asked again, saying what did not."""
+    llm_server.add(
+        text_stream('{"town": "Rome", "temperature": 14}'),
+        text_stream('{"city": "Rome", "temperature": 14}'),
+    )
+
+    response = await generate(
+        hass, instructions="The weather in Rome as data.", structure=STRUCTURE
+    )
+
+    assert response["data"] == {"city": "Rome", "temperature": 14.0}
+    assert len(llm_server.requests) == 2
+    again = llm_server.requests[1]["messages"][-1]
+    assert again["role"] == "user"
+    assert "does not match the requested structure" in again["content"]
+    assert "'town'" in again["content"]
+    # The first answer is in the request, before the note.
+    assert llm_server.requests[1]["messages"][-2] == {
+        "role": "assistant",
+        "content": '{"town": "Rome", "temperature": 14}',
+    }
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_a_second_mismatch_is_a_clear_error(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """Asked twice without a match: an error naming the task and the field."""
+    llm_server.add(
+        text_stream("It is sunny in Rome."),
+        text_stream('{"city": "Rome", "temperature": "warm"}'),
+    )
+
+    with pytest.raises(HomeAssistantError) as caught:
+        await generate(
+            hass, instructions="The weather in Rome as data.", structure=STRUCTURE
+        )
+
+    message = await async_spoken_error(hass, "en", caught.value)
+    assert "Test task" in message
+    assert "asked twice" in message
+    assert "temperature" in message
+    assert len(llm_server.requests) == 2
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_an_http_tool_runs_during_a_task(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """The task calls the weather tool through the tool loop, then answers
+    from its result in the structure asked for."""
+    llm_server.add(
+        tool_calls_stream(("get_weather", {"city": "Rome"})),
+        text_stream('{"city": "Rome", "temperature": 14}'),
+    )
+
+    response = await generate(
+        hass, instructions="Get the weather in Rome as data.", structure=STRUCTURE
+    )
+
+    assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
+    assert response["data"] == {"city": "Rome", "temperature": 14.0}
+    result = llm_server.requests[1]["messages"][-1]
+    assert result["role"] == "tool"
+    assert result["content"] == "Rome: ☀️ +14°C"
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_a_server_error_is_a_clear_error(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """The server's failure is the task's error, in words."""
+    llm_server.add(error(500, "model crashed", type_="server_error"))
+
+    with pytest.raises(HomeAssistantError) as caught:
+        await generate(hass, instructions="Summarise my day.")
+
+    assert "The language model server reported an error (HTTP 500)" in str(caught.value)
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_an_image_goes_with_the_instructions(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    """An image attachment is an image part of the task's user message."""
+    (tmp_path / "door.png").write_bytes(PNG)
+    hass.config.media_dirs["local"] = str(tmp_path)
+    llm_server.add(text_stream("A closed door."))
+
+    response = await generate(
+        hass,
+        instructions="What is in the picture?",
+        attachments=[
+            {
+                "media_content_id": "media-source://media_source/local/door.png",
+                "media_content_type": "image/png",
+            }
+        ],
+    )
+
+    assert response["data"] == "A closed door."
+    content = llm_server.requests[0]["messages"][-1]["content"]
+    assert content[0] == {"type": "text", "text": "What is in the picture?"}
+    assert content[1] == {
+        "type": "image_url",
+        "image_url": {"url": "data:image/png;base64," + base64.b64encode(PNG).decode()},
+    }
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_a_file_that_is_no_image_is_refused_by_name(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tmp_path: Path
+) -> None:
+    """Only images go to the server: another file is an error naming it."""
+    (tmp_path / "notes.txt").write_text("milk", encoding="utf-8")
+    hass.config.media_dirs["local"] = str(tmp_path)
+
+    with pytest.raises(HomeAssistantError) as caught:
+        await generate(
+            hass,
+            instructions="Read my notes.",
+            attachments=[
+                {
+                    "media_content_id": "media-source://media_source/local/notes.txt",
+                    "media_content_type": "text/plain",
+                }
+            ],
+        )
+
+    message = await async_spoken_error(hass, "en", caught.value)
+    assert "notes.txt (text/plain) is not an image" in message
+    assert llm_server.requests == []
+
+
+# The AI task form as a user fills it: an agent's settings.
+FORM = {
+    CONF_MODEL: "local",
+    CONF_LLM_HASS_API: [API_ID, "assist"],
+    CONF_TEMPERATURE: 0.0,
+    CONF_MAX_TOKENS: 512,
+    CONF_TOOL_CHOICE: "auto",
+    CONF_STREAM: True,
+}
+
+
+async def test_add_an_ai_task_and_use_it(
+    hass: HomeAssistant, llm_server: FakeLLMServer, entry_options: dict[str, Any]
+) -> None:
+    """An AI task is added as core's integrations add one (an `ai_task_data`
+    subentry): it starts with core's task instructions and this entry's HTTP
+    tools, gets an entity, and can be changed."""
+    entry = server_entry(llm_server.base_url, options=entry_options)
+    entry.add_to_hass(hass)
+    await load_integration(hass)
+    assert await async_setup_component(hass, "ai_task", {})
+
+    result = await hass.config_entries.subentries.async_init(
+        (entry.entry_id, SUBENTRY_AI_TASK),
+        context={"source": config_entries.SOURCE_USER},
+    )
+    assert result["type"] is FlowResultType.FORM
+    assert result["data_schema"] is not None
+    schema = result["data_schema"].schema
+    prompt = next(k for k in schema if k == CONF_PROMPT)
+    assert prompt.description == {"suggested_value": DEFAULT_SYSTEM_PROMPT}
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {**FORM, CONF_PROMPT: DEFAULT_SYSTEM_PROMPT},
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert result["title"] == "HTTP Tools AI Task"
+    (task,) = entry.get_subentries_of_type(SUBENTRY_AI_TASK)
+    assert task.data[CONF_LLM_HASS_API] == [API_ID, "assist"]
+    assert hass.states.get(AI_TASK_ID) is not None
+
+    # The task offers the HTTP tools and the selected LLM API's (Assist).
+    llm_server.add(text_stream("Nothing to report."))
+    response = await generate(hass, instructions="Anything new?")
+    assert response["data"] == "Nothing to report."
+    names = {tool["function"]["name"] for tool in llm_server.requests[0]["tools"]}
+    assert "http-tools__get_weather" in names
+    assert any(name.startswith("assist__") for name in names)
+
+    result = await entry.start_subentry_reconfigure_flow(hass, task.subentry_id)
+    assert result["type"] is FlowResultType.FORM
+    result = await hass.config_entries.subentries.async_configure(
+        result["flow_id"],
+        {**FORM, CONF_PROMPT: "Answer in French.", CONF_LLM_HASS_API: [API_ID]},
+    )
+    await hass.async_block_till_done()
+    assert result["type"] is FlowResultType.ABORT
+    assert result["reason"] == "reconfigure_successful"
+    assert entry.subentries[task.subentry_id].data[CONF_PROMPT] == "Answer in French."
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_a_call_written_as_text_runs_during_a_task(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """A small model's call written as text (llama-cpp-python's bare JSON)
+    runs through the same loop; the answer after it is the task's data."""
+    llm_server.add(
+        transcript("llama-cpp-python__weather_stream"),
+        text_stream("Rome is sunny, 14 degrees."),
+    )
+
+    response = await generate(hass, instructions="What's the weather in Rome?")
+
+    assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
+    assert response["data"] == "Rome is sunny, 14 degrees."
