@@ -367,7 +367,7 @@ def test_unknown_field_named_with_hint() -> None:
     problem = one_problem([tool(metod="GET")])
     assert (problem.index, problem.tool, problem.field) == (0, "t", "metod")
     assert problem.message.startswith("unknown field (did you mean 'method'?)")
-    other = one_problem([tool(body_template="{}")])
+    other = one_problem([tool(colour="red")])
     assert other.message.startswith("unknown field; allowed fields: name, description")
 
 

@@ -6,21 +6,24 @@ failure becomes one of the guide's error texts (section 6)::
     Error: invalid HTTP method '<method>' for tool '<name>'
     Error: HTTP <status> — <body>
     Error: tool request failed: <error>
+    Error: step '<step>' failed: <one of the above>
 
 plus the argument and secret errors of :mod:`.requests` and
 ``Error: host '<host>' is not allowed for tool '<name>'`` when a host policy
 refuses the request. Finding the tool a call names is the caller's business
-(and so is ``Error: unknown tool``). It bounds the time, the bytes read and
-the text returned, follows redirects on the same host only, and never lets a
-header value into an error text nor a secret into any text (a server that
-echoes a secret back has it replaced by ``***``). The rules are in
-``docs/tool-format.md`` ("What the model receives").
+(and so is ``Error: unknown tool``). It runs a composite tool's steps in
+order (:mod:`.steps`), reads each body by its content type and shapes the
+answer (:mod:`.responses`), renders the tool's own sentence (:mod:`.speech`),
+bounds the time, the bytes read and the text returned, follows redirects on
+the same host only, and never lets a header value into an error text nor a
+secret into any text (a server that echoes a secret back has it replaced by
+``***``). The rules are in ``docs/tool-format.md`` ("What the model
+receives").
 """
 
 from __future__ import annotations
 
 import asyncio
-import codecs
 from collections.abc import Mapping
 from dataclasses import dataclass
 from enum import StrEnum
@@ -31,10 +34,29 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
+from .auth import auth_headers, request_options
+from .bodies import (
+    Body,
+    BodyKind,
+    decode,
+    is_binary_type,
+    media_type,
+    read_body,
+    read_whole,
+)
 from .definitions import ToolDefinition
 from .fields import http_method
 from .hosts import HostPolicy
-from .requests import PreparedRequest, RequestBuildError, build_request
+from .paths import MISSING
+from .requests import (
+    PreparedRequest,
+    RequestBuildError,
+    build_request,
+    check_arguments_present,
+)
+from .shapes import apply_shape, nothing_at, shaped_text
+from .speech import render_speech
+from .steps import Step, step_failed
 
 DEFAULT_TIMEOUT = 15.0
 DEFAULT_MAX_CHARS = 2000
@@ -72,6 +94,13 @@ class ToolRunResult:
     error: str | None
     bytes_read: int = 0
     outcome: Outcome = Outcome.NOT_SENT
+    # The tool's own sentence (its `speech` over the shaped result), when it
+    # has one and every field it names was there; None: let the model answer.
+    speech: str | None = None
+    # The media type of the body the text comes from (`image/jpeg`...).
+    content_type: str | None = None
+    # The step of a composite tool that failed.
+    step: str | None = None
 
 
 def truncate(text: str, max_chars: int) -> tuple[str, bool]:
@@ -109,40 +138,69 @@ class _Response:
     capped: bool
     charset: str | None
     note: str | None
+    content_type: str | None = None
+    # Bytes read (a binary body's are counted, not kept).
+    counted: int = 0
+    # The declared Content-Length.
+    length: int | None = None
+
+
+@dataclass(frozen=True, slots=True)
+class _Limits:
+    """How many bytes of a body are kept."""
+
+    text: int  # a text body the model reads as it is: what the limit shows
+    whole: int  # a body read whole (JSON, HTML, shaped, a step's): the cap
+    shaped: bool  # every body but a binary one is read whole
+
+    def plan(self, content_type: str | None) -> tuple[int, bool]:
+        """(bytes to read, whether to keep them) for a body of that type."""
+        kind = media_type(content_type)
+        if is_binary_type(kind):
+            return self.whole, False
+        if self.shaped or read_whole(kind):
+            return self.whole, True
+        return self.text, True
 
 
 async def _read_body(
-    response: aiohttp.ClientResponse, limit: int
-) -> tuple[bytes, bool]:
-    """Read at most ``limit`` bytes; report whether more was available."""
+    response: aiohttp.ClientResponse, limit: int, keep: bool = True
+) -> tuple[bytes, bool, int]:
+    """Read at most ``limit`` bytes (kept, or only counted); report whether
+    more was available and how many were read."""
     chunks: list[bytes] = []
     total = 0
     while total <= limit:
         chunk = await response.content.read(min(_READ_CHUNK, limit + 1 - total))
         if not chunk:
             break
-        chunks.append(chunk)
+        if keep or total < _SNIFF_BYTES:
+            chunks.append(chunk)
         total += len(chunk)
     capped = total > limit
     data = b"".join(chunks)
     if capped:
         data = data[:limit]
+        total = limit
         response.close()
-    return data, capped
+    return data, capped, total
 
 
 async def _send(
     session: aiohttp.ClientSession,
     prepared: PreparedRequest,
     seconds: float,
-    limit: int,
+    limits: _Limits,
     verify_ssl: bool,
 ) -> _Response:
     url = URL(prepared.url, encoded=True)
     method = prepared.method
-    headers = dict(prepared.headers)
+    headers = auth_headers(prepared.headers, prepared.auth)
     body = prepared.body()
     client_timeout = aiohttp.ClientTimeout(total=seconds)
+    # Once per call: a digest middleware keeps the server's nonce across
+    # the redirects it follows.
+    options = request_options(session, prepared.auth)
     hops = 0
     while True:
         async with session.request(
@@ -155,6 +213,7 @@ async def _send(
             # True keeps the session's own verification; False accepts any
             # certificate (a LAN device's self-signed one).
             ssl=verify_ssl,
+            **options,
         ) as response:
             note: str | None = None
             location = response.headers.get("Location")
@@ -177,32 +236,25 @@ async def _send(
                         }
                     url = target
                     continue
-            data, capped = await _read_body(response, limit)
-            return _Response(response.status, data, capped, response.charset, note)
+            content_type = response.headers.get("Content-Type")
+            limit, keep = limits.plan(content_type)
+            data, capped, total = await _read_body(response, limit, keep)
+            return _Response(
+                response.status,
+                data,
+                capped,
+                response.charset,
+                note,
+                content_type,
+                total,
+                response.content_length,
+            )
 
 
-def _decode(data: bytes, charset: str | None, final: bool) -> str:
-    """Decode with the declared charset when it is a text encoding, else UTF-8.
-
-    The server names the charset: `base64`, `zlib` or `rot13` are codecs too,
-    and must never turn a response into an exception.
-    """
-    encoding = "utf-8"
-    if charset:
-        try:
-            info = codecs.lookup(charset)
-        except LookupError:
-            pass
-        else:
-            if getattr(info, "_is_text_encoding", True):
-                encoding = info.name
-    try:
-        decoder = codecs.getincrementaldecoder(encoding)(errors="replace")
-        return decoder.decode(data, final=final)
-    except UnicodeError, TypeError, ValueError, AssertionError:
-        return codecs.getincrementaldecoder("utf-8")(errors="replace").decode(
-            data, final=final
-        )
+# Kept of a binary body that is only counted: enough to tell its type.
+_SNIFF_BYTES = 64
+# What the executor used to call `_decode` (the rule lives with the bodies).
+_decode = decode
 
 
 def _scrub(
@@ -237,6 +289,133 @@ def _describe(err: BaseException) -> str:
     return text or type(err).__name__
 
 
+@dataclass(slots=True)
+class _Failure(Exception):
+    """A step that failed: what the model reads, and how it ended."""
+
+    text: str
+    reason: str
+    outcome: Outcome
+    status: int | None = None
+    method: str | None = None
+    capped: bool = False
+    content_type: str | None = None
+
+
+@dataclass(slots=True)
+class _Call:
+    """What one call's steps gave so far."""
+
+    # Each step's JSON (MISSING: none), for the later steps' references.
+    earlier: dict[str, Any]
+    # Each step's JSON or text, for a shape over the steps.
+    document: dict[str, Any]
+    secrets: list[str]
+    bytes_read: int = 0
+
+
+async def _run_step(
+    session: aiohttp.ClientSession,
+    definition: ToolDefinition,
+    step: Step,
+    arguments: Mapping[str, Any],
+    secrets: Mapping[str, str] | None,
+    hosts: HostPolicy | None,
+    call: _Call,
+    seconds: float,
+    limits: _Limits,
+) -> tuple[_Response, Body, str]:
+    """Send one step; raise :class:`_Failure` with the single request's text."""
+    method = http_method(step.method)
+    try:
+        prepared = build_request(
+            definition, arguments, secrets, step=step, earlier=call.earlier
+        )
+    except RequestBuildError as err:
+        raise _Failure(err.text, err.reason, Outcome.NOT_SENT, method=method) from None
+    except Exception as err:  # a definition built by hand
+        reason = f"cannot build the request: {type(err).__name__}"
+        raise _Failure(
+            f"Error: tool request failed: {reason}",
+            reason,
+            Outcome.NOT_SENT,
+            method=method,
+        ) from None
+    call.secrets.extend(prepared.secret_values)
+    if hosts is not None and not hosts.allows(host := URL(prepared.url).host):
+        reason = f"host '{host}' is not allowed"
+        raise _Failure(
+            f"Error: {reason} for tool '{definition.name}'",
+            reason,
+            Outcome.NOT_SENT,
+            method=method,
+        )
+    try:
+        response = await _send(
+            session, prepared, seconds, limits, definition.verify_ssl is not False
+        )
+    except TimeoutError:
+        raise
+    except Exception as err:  # never raise: the model gets text
+        reason = _scrub(_describe(err), prepared.headers, tuple(call.secrets))
+        raise _Failure(
+            f"Error: tool request failed: {reason}",
+            reason,
+            Outcome.UNREACHABLE,
+            method=method,
+        ) from None
+    call.bytes_read += response.counted
+    # A server that echoes the request (httpbin...) must not hand the model
+    # a secret.
+    hidden = tuple(call.secrets)
+    body = read_body(
+        response.data,
+        response.content_type,
+        response.charset,
+        complete=not response.capped,
+        counted=response.counted,
+        length=response.length,
+        hide=lambda text: _hide(text, hidden),
+    )
+    status = response.status
+    if not 200 <= status < 300:
+        reason = f"HTTP {status}"
+        if response.note:
+            reason += f" ({response.note})"
+        raise _Failure(
+            f"Error: HTTP {status} \u2014 {body.text}",
+            reason,
+            Outcome.HTTP_ERROR,
+            status=status,
+            method=method,
+            capped=response.capped and body.kind is not BodyKind.BINARY,
+            content_type=body.media_type or None,
+        )
+    return response, body, method or step.method
+
+
+def _answer(
+    definition: ToolDefinition,
+    body: Body,
+    status: int,
+    document: dict[str, Any],
+    time_zone: str | None,
+) -> tuple[str, str | None]:
+    """(what the model reads, the tool's own sentence) of a call that ran."""
+    shape = definition.response
+    value: Any = body.value if body.value is not MISSING else body.text
+    text = body.text if body.kind is not BodyKind.EMPTY else f"HTTP {status}"
+    if shape is not None:
+        source: Any = document if definition.steps else body.value
+        if source is not MISSING:
+            shaped = apply_shape(source, shape, time_zone)
+            if shaped is MISSING:
+                return nothing_at(shape, body), None
+            value, text = shaped, shaped_text(shaped)
+    speech = render_speech(definition.speech, value) if definition.speech else None
+    return text, speech
+
+
 async def run_tool(
     session: aiohttp.ClientSession,
     definition: ToolDefinition,
@@ -247,14 +426,22 @@ async def run_tool(
     max_bytes: int = DEFAULT_MAX_BYTES,
     secrets: Mapping[str, str] | None = None,
     hosts: HostPolicy | None = None,
+    time_zone: str | None = None,
 ) -> ToolRunResult:
     """Run ``definition`` with ``arguments``; every failure becomes text.
 
     ``secrets`` fill the definition's ``{secret:name}`` references; ``hosts``
-    (default: any host) limits the hosts the request may reach.
+    (default: any host) limits the hosts the request may reach;
+    ``max_chars`` bounds the text unless the tool's ``response`` sets its
+    own; ``time_zone`` is where a shape's times are said when it names none
+    (default UTC).
     """
     started = time.monotonic()
+    shape = definition.response
+    if shape is not None and shape.max_chars is not None:
+        max_chars = shape.max_chars
     max_chars = max(int(max_chars), 1)
+    call = _Call({}, {}, [])
 
     def finish(
         text: str,
@@ -265,8 +452,12 @@ async def run_tool(
         status: int | None = None,
         ok: bool = False,
         capped: bool = False,
-        bytes_read: int = 0,
+        speech: str | None = None,
+        content_type: str | None = None,
+        step: str | None = None,
     ) -> ToolRunResult:
+        hidden = tuple(call.secrets)
+        text = _hide(text, hidden)
         shown, truncated = truncate(text, max_chars)
         if capped and not truncated:
             shown, truncated = _mark_truncated(text, max_chars), True
@@ -279,29 +470,23 @@ async def run_tool(
             truncated=truncated,
             duration=time.monotonic() - started,
             error=error,
-            bytes_read=bytes_read,
+            bytes_read=call.bytes_read,
             outcome=outcome,
+            speech=_hide(speech, hidden) if speech else None,
+            content_type=content_type,
+            step=step,
         )
 
     # Reported with the outcome; build_request refuses an invalid one.
     method = http_method(definition.method)
-    try:
-        prepared = build_request(definition, arguments, secrets)
-    except RequestBuildError as err:
-        return finish(err.text, method=method, error=err.reason)
-    except Exception as err:  # a definition built by hand
-        reason = f"cannot build the request: {type(err).__name__}"
-        return finish(
-            f"Error: tool request failed: {reason}", method=method, error=reason
-        )
-
-    if hosts is not None and not hosts.allows(host := URL(prepared.url).host):
-        reason = f"host '{host}' is not allowed"
-        return finish(
-            f"Error: {reason} for tool '{definition.name}'",
-            method=method,
-            error=reason,
-        )
+    steps = definition.requests
+    if definition.steps and isinstance(arguments, Mapping):
+        try:
+            check_arguments_present(definition, arguments)
+        except RequestBuildError as err:
+            return finish(
+                err.text, method=http_method(steps[0].method), error=err.reason
+            )
 
     seconds = definition.timeout if definition.timeout is not None else timeout
     if (
@@ -310,49 +495,65 @@ async def run_tool(
         or seconds <= 0
     ):
         seconds = DEFAULT_TIMEOUT
-    limit = max(min(int(max_bytes), 4 * max_chars + 16), 0)
+    text_limit = max(min(int(max_bytes), 4 * max_chars + 16), 0)
+    limits = _Limits(
+        text_limit,
+        max(int(max_bytes), 0),
+        shaped=shape is not None or bool(definition.steps),
+    )
+    current = steps[0]
     try:
         async with asyncio.timeout(seconds):
-            response = await _send(
-                session, prepared, seconds, limit, definition.verify_ssl is not False
-            )
+            for current in steps:
+                response, body, method = await _run_step(
+                    session,
+                    definition,
+                    current,
+                    arguments,
+                    secrets,
+                    hosts,
+                    call,
+                    seconds,
+                    limits,
+                )
+                call.earlier[current.name] = body.value
+                call.document[current.name] = (
+                    body.value if body.value is not MISSING else body.text
+                )
     except TimeoutError:
         reason = f"timeout after {_format_seconds(seconds)} s"
+        text = f"Error: tool request failed: {reason}"
         return finish(
-            f"Error: tool request failed: {reason}",
-            method=method,
+            step_failed(current.name, text) if definition.steps else text,
+            method=http_method(current.method),
             error=reason,
             outcome=Outcome.UNREACHABLE,
+            step=current.name if definition.steps else None,
         )
-    except Exception as err:  # never raise: the model gets text
-        reason = _scrub(_describe(err), prepared.headers, prepared.secret_values)
+    except _Failure as failure:
+        named = definition.steps and failure.text.startswith("Error: ")
+        text = failure.text
+        if named and not text.startswith("Error: step '"):
+            text = step_failed(current.name, text)
         return finish(
-            f"Error: tool request failed: {reason}",
-            method=method,
-            error=reason,
-            outcome=Outcome.UNREACHABLE,
+            text,
+            method=failure.method,
+            status=failure.status,
+            error=failure.reason,
+            outcome=failure.outcome,
+            capped=failure.capped,
+            content_type=failure.content_type,
+            step=current.name if definition.steps else None,
         )
-
-    body = _decode(response.data, response.charset, final=not response.capped)
-    # A server that echoes the request (httpbin...) must not hand the model
-    # a secret.
-    body = _hide(body, prepared.secret_values)
-    status = response.status
-    common: dict[str, Any] = {
-        "method": method,
-        "status": status,
-        "capped": response.capped,
-        "bytes_read": len(response.data),
-    }
-    if 200 <= status < 300:
-        text = body if body.strip() else f"HTTP {status}"
-        return finish(text, ok=True, error=None, outcome=Outcome.DONE, **common)
-    reason = f"HTTP {status}"
-    if response.note:
-        reason += f" ({response.note})"
+    text, speech = _answer(definition, body, response.status, call.document, time_zone)
     return finish(
-        f"Error: HTTP {status} — {body}",
-        error=reason,
-        outcome=Outcome.HTTP_ERROR,
-        **common,
+        text,
+        ok=True,
+        error=None,
+        outcome=Outcome.DONE,
+        method=method,
+        status=response.status,
+        capped=response.capped and body.kind is not BodyKind.BINARY,
+        speech=speech,
+        content_type=body.media_type or None,
     )

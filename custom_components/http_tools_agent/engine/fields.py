@@ -15,12 +15,17 @@ import math
 import re
 from typing import Any
 
+from .auth import AUTH_FIELDS, AUTH_TYPES, Auth
 from .schemas import check_schema
 from .templates import (
     PLACEHOLDER_NAME_RE,
+    Placeholder,
+    Reference,
+    Secret,
     parse_template,
     parse_url_template,
     template_placeholders,
+    url_sections,
 )
 
 DEFAULT_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
@@ -35,10 +40,27 @@ KNOWN_FIELDS = (
     "url",
     "method",
     "headers",
+    "body",
+    "body_format",
+    "auth",
+    "steps",
+    "response",
+    "speech",
     "timeout",
     "enabled",
     "verify_ssl",
+    "read_only",
+    "destructive",
+    "idempotent",
 )
+# The fields of one request: at the top, or in each step of `steps`.
+REQUEST_FIELDS = ("url", "method", "headers", "body", "body_format", "auth")
+
+# Verbs whose leftover arguments go in the query (today's rule, kept).
+QUERY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "DELETE"})
+# Verbs that only read (RFC 9110 "safe"): a tool's `read_only` default.
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+BODY_FORMATS = ("json", "form", "text")
 
 NAME_RE = PLACEHOLDER_NAME_RE  # tool names and placeholders: one rule
 # RFC 9110 section 5.6.2: token = 1*tchar
@@ -221,57 +243,125 @@ def _check_placeholders(
         out.add(field, f"placeholder '{{{name}}}' names no declared parameter")
 
 
-def parse_url(raw: object, declared: set[str] | None, out: FieldProblems) -> str | None:
-    """The URL template; its placeholders checked when ``declared`` is known."""
-    url = _string(raw, "url", out)
+def check_references(
+    text: str, earlier: tuple[str, ...] | None, field: str, out: FieldProblems
+) -> None:
+    """Refuse step references to no earlier step (``earlier`` None: the tool
+    has no steps)."""
+    try:
+        parts = parse_template(text)
+    except ValueError:
+        return
+    for part in parts:
+        if not isinstance(part, Reference) or (
+            earlier is not None and part.step in earlier
+        ):
+            continue
+        if earlier is None:
+            out.add(
+                field,
+                f"'{{{part.text}}}' reads a step's response, but the tool has no steps",
+            )
+        elif earlier:
+            names = ", ".join(f"'{name}'" for name in earlier)
+            out.add(
+                field,
+                f"'{{{part.text}}}' names no earlier step (before this one: {names})",
+            )
+        else:
+            out.add(
+                field,
+                f"'{{{part.text}}}' names no earlier step (this is the first step)",
+            )
+
+
+def check_template(
+    text: str,
+    declared: set[str] | None,
+    earlier: tuple[str, ...] | None,
+    field: str,
+    out: FieldProblems,
+) -> None:
+    """A template's placeholders (against ``declared`` when known) and step
+    references (against ``earlier``)."""
+    if declared is not None:
+        _check_placeholders(template_placeholders(text), declared, field, out)
+    check_references(text, earlier, field, out)
+
+
+def parse_url(
+    raw: object,
+    declared: set[str] | None,
+    out: FieldProblems,
+    *,
+    field: str = "url",
+    earlier: tuple[str, ...] | None = None,
+) -> str | None:
+    """The URL template; its placeholders checked when ``declared`` is known,
+    its step references against the ``earlier`` steps."""
+    url = _string(raw, field, out)
     if url is None:
         return None
     if not url.strip():
-        out.add("url", "must not be empty")
+        out.add(field, "must not be empty")
         return None
     if url != url.strip():
-        out.add("url", "must not start or end with whitespace")
+        out.add(field, "must not start or end with whitespace")
         return None
     if HEADER_CONTROL_RE.search(url) or "\t" in url:
-        out.add("url", "must not contain control characters")
+        out.add(field, "must not contain control characters")
         return None
     try:
-        parse_url_template(url)
+        template = parse_url_template(url)
     except ValueError as err:
-        out.add("url", str(err))
+        out.add(field, str(err))
         return None
-    if declared is not None:
-        _check_placeholders(template_placeholders(url), declared, "url", out)
+    for part in url_sections(template.rest).path:
+        if isinstance(part, (Placeholder, Reference)) and part.optional:
+            what = part.name if isinstance(part, Placeholder) else part.text
+            out.add(
+                field,
+                f"'{{{what}?}}': an optional placeholder cannot stand in the path "
+                "(only in the query, headers and body)",
+            )
+    check_template(url, declared, earlier, field, out)
     return url
 
 
-def parse_method(raw: object, out: FieldProblems) -> str | None:
+def parse_method(
+    raw: object, out: FieldProblems, *, field: str = "method"
+) -> str | None:
     """The HTTP method, upper-cased."""
-    text = _string(raw, "method", out, default=DEFAULT_METHOD)
+    text = _string(raw, field, out, default=DEFAULT_METHOD)
     if text is None:
         return None
     method = http_method(text)
     if method is None:
-        out.add("method", f"'{text}' is not a valid HTTP method (RFC 9110 token)")
+        out.add(field, f"'{text}' is not a valid HTTP method (RFC 9110 token)")
     return method
 
 
 def parse_headers(
-    raw: object, declared: set[str] | None, out: FieldProblems
+    raw: object,
+    declared: set[str] | None,
+    out: FieldProblems,
+    *,
+    prefix: str = "",
+    earlier: tuple[str, ...] | None = None,
 ) -> dict[str, str]:
     """The headers; placeholders in values checked when ``declared`` is known."""
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        out.add("headers", f"must be an object, got {type_name(raw)}")
+        out.add(f"{prefix}headers", f"must be an object, got {type_name(raw)}")
         return {}
     headers: dict[str, str] = {}
     seen: dict[str, str] = {}
     for key, value in raw.items():
         if not isinstance(key, str) or TOKEN_RE.fullmatch(key) is None:
-            out.add("headers", f"'{key}' is not a valid header name")
+            out.add(f"{prefix}headers", f"'{key}' is not a valid header name")
             continue
-        field = f"headers.{key}"
+        field = f"{prefix}headers.{key}"
         if key.lower() in seen:
             out.add(field, f"duplicates header '{seen[key.lower()]}'")
             continue
@@ -287,8 +377,7 @@ def parse_headers(
         except ValueError as err:
             out.add(field, str(err))
             continue
-        if declared is not None:
-            _check_placeholders(template_placeholders(value), declared, field, out)
+        check_template(value, declared, earlier, field, out)
         headers[key] = value
     return headers
 
@@ -315,3 +404,161 @@ def parse_flag(raw: object, field: str, out: FieldProblems) -> bool:
         out.add(field, f"must be true or false, got {type_name(raw)}")
         return True
     return raw
+
+
+def parse_optional_flag(raw: object, field: str, out: FieldProblems) -> bool | None:
+    """A boolean field whose default is derived (None: absent)."""
+    if raw is None or isinstance(raw, bool):
+        return raw
+    out.add(field, f"must be true or false, got {type_name(raw)}")
+    return None
+
+
+def body_templates(body: Any, where: str = "body") -> list[tuple[str, str]]:
+    """Every string of a body template with its place (``body.params.on``)."""
+    found: list[tuple[str, str]] = []
+    stack: list[tuple[str, Any]] = [(where, body)]
+    while stack:
+        place, node = stack.pop()
+        if isinstance(node, str):
+            found.append((place, node))
+        elif isinstance(node, Mapping):
+            stack.extend((f"{place}.{key}", value) for key, value in node.items())
+        elif isinstance(node, list):
+            stack.extend((f"{place}[{i}]", value) for i, value in enumerate(node))
+    found.reverse()
+    return found
+
+
+def _scalar(value: object) -> bool:
+    return isinstance(value, (str, bool, int, float))
+
+
+def parse_body(
+    raw: object,
+    raw_format: object,
+    method: str | None,
+    declared: set[str] | None,
+    out: FieldProblems,
+    *,
+    prefix: str = "",
+    earlier: tuple[str, ...] | None = None,
+    leftovers: bool = True,
+) -> tuple[Any, str]:
+    """The body template and its format (``json`` when absent).
+
+    ``leftovers``: without a template the leftover arguments make the body
+    (a single request); a step sends only what its templates name.
+    """
+    field, format_field = f"{prefix}body", f"{prefix}body_format"
+    body_format = "json"
+    if raw_format is not None:
+        if not isinstance(raw_format, str) or raw_format not in BODY_FORMATS:
+            allowed = ", ".join(f'"{name}"' for name in BODY_FORMATS)
+            out.add(format_field, f"must be one of {allowed}")
+        else:
+            body_format = raw_format
+    if raw is None:
+        if body_format == "text":
+            out.add(field, 'is required with "body_format": "text" (the text to send)')
+        elif raw_format is not None and not leftovers:
+            out.add(field, "is required with body_format: a step sends only its body")
+        elif raw_format is not None and method in QUERY_METHODS:
+            out.add(
+                format_field,
+                f"a {method} request sends its arguments in the query: give a "
+                "`body` template to send a body",
+            )
+        return None, body_format
+    try:
+        text = json.dumps(raw, allow_nan=False)
+    except (TypeError, ValueError) as err:
+        out.add(field, f"must be JSON ({err})")
+        return None, body_format
+    except RecursionError:
+        out.add(field, "is nested too deeply")
+        return None, body_format
+    before = out.count
+    if body_format == "text" and not isinstance(raw, str):
+        out.add(
+            field, f'must be a string with "body_format": "text", got {type_name(raw)}'
+        )
+    if body_format == "form":
+        if not isinstance(raw, Mapping):
+            out.add(
+                field,
+                f'must be an object with "body_format": "form", got {type_name(raw)}',
+            )
+        else:
+            for key, value in raw.items():
+                values = value if isinstance(value, list) else [value]
+                if not all(_scalar(item) for item in values):
+                    out.add(
+                        f"{field}.{key}",
+                        "a form field is a string, a number, a boolean or a list "
+                        "of them",
+                    )
+    for place, template in body_templates(raw, field):
+        if HEADER_CONTROL_RE.search(template.replace("\r", "").replace("\n", "")):
+            out.add(place, "must not contain control characters other than line breaks")
+            continue
+        try:
+            parse_template(template)
+        except ValueError as err:
+            out.add(place, str(err))
+            continue
+        check_template(template, declared, earlier, place, out)
+    if out.count != before:
+        return None, body_format
+    return json.loads(text), body_format
+
+
+def _credential(raw: object, field: str, out: FieldProblems) -> str | None:
+    """A username or password template: fixed text and secrets only."""
+    text = _string(raw, field, out)
+    if text is None:
+        return None
+    if HEADER_CONTROL_RE.search(text) or "\t" in text:
+        out.add(field, "must not contain control characters")
+        return None
+    try:
+        parts = parse_template(text)
+    except ValueError as err:
+        out.add(field, str(err))
+        return None
+    if any(not isinstance(part, (str, Secret)) for part in parts):
+        out.add(
+            field,
+            "takes fixed text and {secret:name} only: the model never chooses "
+            "credentials",
+        )
+        return None
+    return text
+
+
+def parse_auth(raw: object, out: FieldProblems, *, prefix: str = "") -> Auth | None:
+    """The request's HTTP authentication (basic or digest), or None."""
+    field = f"{prefix}auth"
+    if raw is None:
+        return None
+    if not isinstance(raw, Mapping):
+        out.add(field, f"must be an object, got {type_name(raw)}")
+        return None
+    before = out.count
+    for key in raw:
+        if key not in AUTH_FIELDS:
+            allowed = ", ".join(AUTH_FIELDS)
+            out.add(f"{field}.{key}", f"unknown field; allowed fields: {allowed}")
+    kind = raw.get("type")
+    if kind not in AUTH_TYPES:
+        allowed = ", ".join(f'"{name}"' for name in AUTH_TYPES)
+        out.add(f"{field}.type", f"must be one of {allowed}")
+    username = _credential(raw.get("username"), f"{field}.username", out)
+    password = _credential(raw.get("password"), f"{field}.password", out)
+    if username is not None and ":" in "".join(
+        part for part in parse_template(username) if isinstance(part, str)
+    ):
+        out.add(f"{field}.username", "must not contain ':' (RFC 7617)")
+    if out.count != before or username is None or password is None:
+        return None
+    return Auth("basic" if kind == "basic" else "digest", username, password)

@@ -2,12 +2,16 @@
 
 Placeholders take their arguments' values (percent-encoded in the URL, so no
 value can change the server, the path's structure, the query or the
-fragment); ``{secret:name}`` takes the caller's secret, never an argument
-(also percent-encoded in the URL); the remaining arguments go to the query for ``GET``, ``HEAD``,
-``OPTIONS``, ``TRACE`` and ``DELETE`` and to a JSON body for every other
+fragment; encoded for the body's format, so none can change the body's
+structure either); ``{secret:name}`` takes the caller's secret, never an
+argument; ``{step.path}`` takes a value of an earlier step's response; a
+header, query parameter or body field whose ``{name?}`` placeholders are all
+absent is left out. Without a ``body`` template the remaining arguments go
+to the query for ``GET``, ``HEAD``, ``OPTIONS``, ``TRACE`` and ``DELETE`` and
+to a JSON body (or a form, with ``"body_format": "form"``) for every other
 verb. A request that cannot be built raises :class:`RequestBuildError` with
-the text the model receives; no partial request is ever built. The rules are
-in ``docs/tool-format.md`` ("How a call becomes a request").
+the text the model receives; no partial request is ever built. The rules
+are in ``docs/tool-format.md`` ("How a call becomes a request").
 """
 
 from __future__ import annotations
@@ -17,21 +21,44 @@ from dataclasses import dataclass
 import json
 import math
 import re
-from typing import Any
-from urllib.parse import quote
+from typing import Any, Final
+from urllib.parse import quote, quote_plus
 
+from .auth import Credentials
 from .definitions import ToolDefinition
-from .fields import HEADER_CONTROL_RE, http_method
+from .fields import HEADER_CONTROL_RE, QUERY_METHODS, body_templates, http_method
+from .paths import MISSING, find, format_path
+from .steps import Step
 from .templates import (
     Placeholder,
+    Reference,
     Secret,
     TemplatePart,
+    ValuePart,
     parse_template,
     parse_url_template,
+    url_sections,
+    value_parts,
 )
 
-QUERY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "DELETE"})
+__all__ = [
+    "JSON_CONTENT_TYPE",
+    "QUERY_METHODS",
+    "PreparedRequest",
+    "RequestBuildError",
+    "build_request",
+    "check_arguments_present",
+    "render_value",
+]
+
 JSON_CONTENT_TYPE = "application/json"
+FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
+TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
+_CONTENT_TYPES = {
+    "json": JSON_CONTENT_TYPE,
+    "form": FORM_CONTENT_TYPE,
+    "text": TEXT_CONTENT_TYPE,
+}
 
 _LONE_PERCENT_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 # Characters kept literal in the template's own text: reserved + "%" (+ "~").
@@ -48,11 +75,14 @@ class PreparedRequest:
     json_body: Any | None
     # The secret values in the request: never to appear in a text.
     secret_values: tuple[str, ...] = ()
+    # A form or text body, encoded (json_body is None then).
+    content: bytes | None = None
+    auth: Credentials | None = None
 
     def body(self) -> bytes | None:
-        """The body as compact UTF-8 JSON, ``None`` when there is none."""
+        """The body's bytes (JSON compact UTF-8), ``None`` when there is none."""
         if self.json_body is None:
-            return None
+            return self.content
         return json.dumps(
             self.json_body, ensure_ascii=False, separators=(",", ":")
         ).encode("utf-8")
@@ -107,9 +137,17 @@ def _encode_literal(text: str) -> str:
     return quote(_LONE_PERCENT_RE.sub("%25", text), safe=_LITERAL_SAFE)
 
 
-def _invalid(name: str, definition: ToolDefinition, why: str) -> RequestBuildError:
+def _invalid(
+    source: str | Reference, definition: ToolDefinition, why: str
+) -> RequestBuildError:
+    """A value that cannot be sent: an argument's, or a step's (``source``)."""
+    if isinstance(source, Reference):
+        return RequestBuildError(
+            f"Error: invalid value from step '{source.step}' "
+            f"('{format_path(source.path)}') in tool '{definition.name}': {why}"
+        )
     return RequestBuildError(
-        f"Error: invalid value for argument '{name}' in tool '{definition.name}': {why}"
+        f"Error: invalid value for argument '{source}' in tool '{definition.name}': {why}"
     )
 
 
@@ -117,6 +155,13 @@ def _missing(name: str, definition: ToolDefinition) -> RequestBuildError:
     return RequestBuildError(
         f"Error: missing required argument '{name}' for tool '{definition.name}'"
     )
+
+
+class _Absent:
+    """A body field left out (its optional placeholders had no value)."""
+
+
+ABSENT: Final = _Absent()
 
 
 class _Renderer:
@@ -127,10 +172,13 @@ class _Renderer:
         definition: ToolDefinition,
         arguments: Mapping[str, Any],
         secrets: Mapping[str, str],
+        earlier: Mapping[str, Any],
     ):
         self.definition = definition
         self.arguments = arguments
         self.secrets = secrets
+        # The JSON of each earlier step's response, by name (MISSING: none).
+        self.earlier = earlier
         self.consumed: set[str] = set()
         self.secret_values: list[str] = []
 
@@ -152,26 +200,85 @@ class _Renderer:
         self.secret_values.append(value)
         return value
 
-    def value(self, name: str) -> str:
-        value = self.arguments.get(name)
-        if value is None:
-            raise _missing(name, self.definition)
-        self.consumed.add(name)
+    def _found(self, part: ValuePart) -> Any:
+        if isinstance(part, Placeholder):
+            return self.arguments.get(part.name)
+        document = self.earlier.get(part.step, MISSING)
+        return MISSING if document is MISSING else find(document, part.path)
+
+    def present(self, part: ValuePart) -> bool:
+        """Whether ``part`` has a value (``null`` is none)."""
+        return self._found(part) not in (None, MISSING)
+
+    def raw(self, part: ValuePart) -> Any:
+        """The JSON value of ``part``; raise when it has none."""
+        value = self._found(part)
+        if isinstance(part, Placeholder):
+            if value is None:
+                raise _missing(part.name, self.definition)
+            self.consumed.add(part.name)
+            return value
+        if value is MISSING or value is None:
+            what = (
+                "its response is not JSON"
+                if self.earlier.get(part.step, MISSING) is MISSING
+                else f"no '{format_path(part.path)}' in its response"
+            )
+            raise RequestBuildError(
+                f"Error: step '{part.step}' failed: {what}",
+                f"step '{part.step}' gave no '{format_path(part.path)}'",
+            )
+        return value
+
+    def text(self, part: ValuePart) -> str:
+        """``part`` as text; an absent optional one is empty."""
+        if part.optional and not self.present(part):
+            if isinstance(part, Placeholder):
+                self.consumed.add(part.name)
+            return ""
+        value = self.raw(part)
         try:
             return render_value(value)
         except _InvalidValue as err:
-            raise _invalid(name, self.definition, str(err)) from None
+            source = part.name if isinstance(part, Placeholder) else part
+            raise _invalid(source, self.definition, str(err)) from None
+
+    def left_out(self, parts: tuple[TemplatePart, ...]) -> bool:
+        """Whether a field of ``parts`` is left out: it has placeholders and
+        they are all optional and absent."""
+        values = value_parts(parts)
+        if not values or not all(p.optional and not self.present(p) for p in values):
+            return False
+        for part in values:
+            if isinstance(part, Placeholder):
+                self.consumed.add(part.name)
+        return True
+
+    def join(self, parts: tuple[TemplatePart, ...]) -> str:
+        """``parts`` rendered as one text (secrets inserted as they are)."""
+        out: list[str] = []
+        for part in parts:
+            if isinstance(part, Secret):
+                out.append(self.secret(part.name))
+            elif isinstance(part, (Placeholder, Reference)):
+                out.append(self.text(part))
+            else:
+                out.append(part)
+        return "".join(out)
 
 
 # An encoded value with `..` next to a slash or backslash (`..%2Fadmin`).
 _DOT_SEGMENT = re.compile(r"(^|%2F|%5C)\.\.($|%2F|%5C)", re.IGNORECASE)
 
 
+type _Source = str | Reference | None
+
+
 def _check_segments(
-    pieces: list[tuple[str, str | None]], definition: ToolDefinition
+    pieces: list[tuple[str, _Source]], definition: ToolDefinition
 ) -> None:
     """Refuse values making a whole path segment '', '.' or '..'."""
-    segments: list[tuple[str, str | None]] = [("", None)]
+    segments: list[tuple[str, _Source]] = [("", None)]
     for text, source in pieces:
         if source is not None:
             current, _ = segments[-1]
@@ -196,95 +303,115 @@ def _check_segments(
             )
 
 
+def _split_params(parts: tuple[TemplatePart, ...]) -> list[tuple[TemplatePart, ...]]:
+    """A query's parts, one group per ``&``-separated parameter."""
+    groups: list[list[TemplatePart]] = [[]]
+    for part in parts:
+        if not isinstance(part, str):
+            groups[-1].append(part)
+            continue
+        first, *others = part.split("&")
+        if first:
+            groups[-1].append(first)
+        for piece in others:
+            groups.append([piece] if piece else [])
+    return [tuple(group) for group in groups]
+
+
+def _encoded(parts: tuple[TemplatePart, ...], renderer: _Renderer) -> str:
+    """Query or fragment parts: values encoded, the template's text kept."""
+    out: list[str] = []
+    for part in parts:
+        if isinstance(part, Secret):
+            out.append(_encode(renderer.secret(part.name)))
+        elif isinstance(part, (Placeholder, Reference)):
+            out.append(_encode(renderer.text(part)))
+        else:
+            out.append(_encode_literal(part))
+    return "".join(out)
+
+
 def _build_url(
-    definition: ToolDefinition, renderer: _Renderer
+    definition: ToolDefinition, step: Step, renderer: _Renderer
 ) -> tuple[str, str, bool, str | None]:
     """Return (origin + path, query, has_query, fragment or None)."""
     try:
-        template = parse_url_template(definition.url)
+        template = parse_url_template(step.url)
     except ValueError as err:
         raise RequestBuildError(
             f"Error: invalid URL for tool '{definition.name}': {err}"
         ) from None
-    state = "path"
-    path: list[tuple[str, str | None]] = []
-    query: list[str] = []
-    fragment: list[str] = []
-    has_query = False
-    for part in template.rest:
-        if isinstance(part, (Placeholder, Secret)):
-            is_value = isinstance(part, Placeholder)
-            raw = renderer.value(part.name) if is_value else renderer.secret(part.name)
-            encoded = _encode(raw)
-            if state == "path":
-                # A secret is the user's own text: no segment checks.
-                path.append((encoded, part.name if is_value else None))
-            elif state == "query":
-                query.append(encoded)
-            else:
-                fragment.append(encoded)
-            continue
-        text = part
-        if state == "path":
-            cut = min(
-                (pos for pos in (text.find("?"), text.find("#")) if pos != -1),
-                default=-1,
-            )
-            if cut == -1:
-                path.append((_encode_literal(text), None))
-                continue
-            path.append((_encode_literal(text[:cut]), None))
-            if text[cut] == "?":
-                state, has_query = "query", True
-            else:
-                state = "fragment"
-            text = text[cut + 1 :]
-        if state == "query":
-            cut = text.find("#")
-            if cut == -1:
-                query.append(_encode_literal(text))
-                continue
-            query.append(_encode_literal(text[:cut]))
-            state = "fragment"
-            text = text[cut + 1 :]
-        fragment.append(_encode_literal(text))
+    sections = url_sections(template.rest)
+    path: list[tuple[str, _Source]] = []
+    for part in sections.path:
+        if isinstance(part, Secret):
+            # A secret is the user's own text: no segment checks, and `:`
+            # and `@` stay as RFC 3986 allows them in a path (a Telegram bot
+            # token is `123456:ABC...`).
+            path.append((quote(renderer.secret(part.name), safe=":@"), None))
+        elif isinstance(part, (Placeholder, Reference)):
+            source = part.name if isinstance(part, Placeholder) else part
+            path.append((_encode(renderer.text(part)), source))
+        else:
+            path.append((_encode_literal(part), None))
     _check_segments(path, definition)
+    query = ""
+    has_query = sections.query is not None
+    if sections.query is not None:
+        groups = _split_params(sections.query)
+        kept = [group for group in groups if not renderer.left_out(group)]
+        query = "&".join(_encoded(group, renderer) for group in kept)
+        # `?title={title?}` with no title: no `?` either.
+        has_query = bool(query) or len(kept) == len(groups)
+    fragment: str | None = None
+    if sections.fragment is not None and not renderer.left_out(sections.fragment):
+        fragment = _encoded(sections.fragment, renderer)
     base = template.origin + "".join(text for text, _ in path)
-    frag = "".join(fragment) if state == "fragment" else None
-    return base, "".join(query), has_query, frag
+    return base, query, has_query, fragment
 
 
-def _query_pairs(remaining: Mapping[str, Any], definition: ToolDefinition) -> list[str]:
-    pairs: list[str] = []
+def _pairs(
+    remaining: Mapping[str, Any], definition: ToolDefinition
+) -> list[tuple[str, str]]:
+    """Arguments as (key, text) pairs: a list gives one pair per non-null
+    element, ``null`` is left out, an object is sent as JSON text."""
+    pairs: list[tuple[str, str]] = []
     for key, value in remaining.items():
         values = value if isinstance(value, (list, tuple)) else [value]
         for item in values:
             if item is None:
                 continue
             try:
-                text = render_value(item)
+                pairs.append((key, render_value(item)))
             except _InvalidValue as err:
                 raise _invalid(key, definition, str(err)) from None
-            pairs.append(f"{_encode(key)}={_encode(text)}")
     return pairs
+
+
+def _query_pairs(remaining: Mapping[str, Any], definition: ToolDefinition) -> list[str]:
+    return [f"{_encode(k)}={_encode(v)}" for k, v in _pairs(remaining, definition)]
 
 
 def _render_header(
     value: str, name: str, definition: ToolDefinition, renderer: _Renderer
-) -> str:
+) -> str | None:
+    """The header's value; None when it is left out."""
     try:
         parts: tuple[TemplatePart, ...] = parse_template(value)
     except ValueError as err:
         raise RequestBuildError(
             f"Error: invalid header '{name}' for tool '{definition.name}': {err}"
         ) from None
+    if renderer.left_out(parts):
+        return None
     out: list[str] = []
     for part in parts:
-        if isinstance(part, Placeholder):
-            text = renderer.value(part.name)
+        if isinstance(part, (Placeholder, Reference)):
+            text = renderer.text(part)
             if HEADER_CONTROL_RE.search(text):
+                source = part.name if isinstance(part, Placeholder) else part
                 raise _invalid(
-                    part.name,
+                    source,
                     definition,
                     "header values cannot contain control characters (CR, LF, NUL)",
                 )
@@ -301,20 +428,146 @@ def _render_header(
     return "".join(out)
 
 
+def _template(text: str, definition: ToolDefinition) -> tuple[TemplatePart, ...]:
+    try:
+        return parse_template(text)
+    except ValueError as err:
+        raise RequestBuildError(
+            f"Error: invalid body for tool '{definition.name}': {err}"
+        ) from None
+
+
+def _json_value(node: Any, definition: ToolDefinition, renderer: _Renderer) -> Any:
+    """A JSON body template rendered; ABSENT when it is left out.
+
+    A string that is exactly one placeholder takes the value's JSON type; any
+    other string is text. Values are placed as values: JSON's own encoding
+    keeps every quote, brace or newline of them inside their string.
+    """
+    if isinstance(node, str):
+        parts = _template(node, definition)
+        if renderer.left_out(parts):
+            return ABSENT
+        if len(parts) == 1 and isinstance(parts[0], (Placeholder, Reference)):
+            return renderer.raw(parts[0])
+        return renderer.join(parts)
+    if isinstance(node, Mapping):
+        rendered = {
+            key: _json_value(value, definition, renderer) for key, value in node.items()
+        }
+        return {key: value for key, value in rendered.items() if value is not ABSENT}
+    if isinstance(node, list):
+        items = [_json_value(value, definition, renderer) for value in node]
+        return [item for item in items if item is not ABSENT]
+    return node
+
+
+def _form_pairs(
+    template: Mapping[str, Any], definition: ToolDefinition, renderer: _Renderer
+) -> list[tuple[str, str]]:
+    """A form template's fields, each value as text."""
+    pairs: list[tuple[str, str]] = []
+    for key, node in template.items():
+        for item in node if isinstance(node, list) else [node]:
+            if not isinstance(item, str):
+                pairs.extend(_pairs({key: item}, definition))
+                continue
+            parts = _template(item, definition)
+            if renderer.left_out(parts):
+                continue
+            if len(parts) == 1 and isinstance(parts[0], (Placeholder, Reference)):
+                part = parts[0]
+                value = renderer.raw(part)
+                try:
+                    pairs.extend(_pairs({key: value}, definition))
+                except RequestBuildError:
+                    source = part.name if isinstance(part, Placeholder) else part
+                    raise _invalid(
+                        source, definition, "the value cannot be sent as text"
+                    ) from None
+                continue
+            pairs.append((key, renderer.join(parts)))
+    return pairs
+
+
+def _form(pairs: list[tuple[str, str]]) -> bytes:
+    """application/x-www-form-urlencoded: every ``&``, ``=``, ``+`` and line
+    break of a value is encoded, so no value adds a field."""
+    return "&".join(
+        f"{quote_plus(key)}={quote_plus(value)}" for key, value in pairs
+    ).encode("ascii")
+
+
+def _cannot_send_json(definition: ToolDefinition) -> RequestBuildError:
+    return RequestBuildError(
+        f"Error: arguments for tool '{definition.name}' cannot be sent as JSON"
+    )
+
+
+def _credentials(
+    step: Step, definition: ToolDefinition, renderer: _Renderer
+) -> Credentials | None:
+    if step.auth is None:
+        return None
+    try:
+        username = renderer.join(parse_template(step.auth.username))
+        password = renderer.join(parse_template(step.auth.password))
+    except ValueError:
+        raise RequestBuildError(
+            f"Error: invalid auth for tool '{definition.name}'"
+        ) from None
+    if ":" in username:
+        raise RequestBuildError(
+            f"Error: invalid auth for tool '{definition.name}': the username "
+            "must not contain ':'"
+        )
+    credentials = Credentials(step.auth.type, username, password)
+    renderer.secret_values.extend(credentials.hidden())
+    return credentials
+
+
+def check_arguments_present(
+    definition: ToolDefinition, arguments: Mapping[str, Any]
+) -> None:
+    """Raise the missing-argument error of the first required placeholder of
+    any step that has no value: a composite call never starts when a later
+    step could not be built for want of an argument."""
+    for step in definition.requests:
+        texts = [step.url, *step.headers.values()]
+        texts += [text for _, text in body_templates(step.body)]
+        for text in texts:
+            try:
+                parts = parse_template(text)
+            except ValueError:
+                continue
+            for part in parts:
+                if (
+                    isinstance(part, Placeholder)
+                    and not part.optional
+                    and arguments.get(part.name) is None
+                ):
+                    raise _missing(part.name, definition)
+
+
 def build_request(
     definition: ToolDefinition,
     arguments: Mapping[str, Any],
     secrets: Mapping[str, str] | None = None,
+    *,
+    step: Step | None = None,
+    earlier: Mapping[str, Any] | None = None,
 ) -> PreparedRequest:
     """Build the request for one call; raise :class:`RequestBuildError`.
 
     ``secrets`` fill the ``{secret:name}`` references; arguments never do.
+    ``step`` is the request of a composite tool to build (default: the
+    first), ``earlier`` the JSON of the steps before it, by name.
     """
-    method = http_method(definition.method)
+    step = step if step is not None else definition.requests[0]
+    method = http_method(step.method)
     if method is None:  # a definition built by hand: parse_tools refuses it
         raise RequestBuildError(
-            f"Error: invalid HTTP method '{definition.method}' "
-            f"for tool '{definition.name}'",
+            f"Error: invalid HTTP method '{step.method}' for tool '{definition.name}'",
             "invalid HTTP method",
         )
     if not isinstance(arguments, Mapping) or not all(
@@ -327,33 +580,58 @@ def build_request(
     for name in required if isinstance(required, list) else ():
         if isinstance(name, str) and arguments.get(name) is None:
             raise _missing(name, definition)
-    renderer = _Renderer(definition, arguments, secrets or {})
-    base, query, has_query, fragment = _build_url(definition, renderer)
-    headers = {
-        name: _render_header(value, name, definition, renderer)
-        for name, value in definition.headers.items()
-    }
-    remaining = {
-        key: value for key, value in arguments.items() if key not in renderer.consumed
-    }
+    renderer = _Renderer(definition, arguments, secrets or {}, earlier or {})
+    base, query, has_query, fragment = _build_url(definition, step, renderer)
+    headers: dict[str, str] = {}
+    for name, value in step.headers.items():
+        if (rendered := _render_header(value, name, definition, renderer)) is not None:
+            headers[name] = rendered
     json_body: Any | None = None
-    if method in QUERY_METHODS:
-        pairs = _query_pairs(remaining, definition)
-        if pairs:
-            if query and not query.endswith("&"):
-                query += "&"
-            query += "&".join(pairs)
-            has_query = True
-    else:
-        try:
-            json.dumps(remaining, allow_nan=False)
-        except TypeError, ValueError:
-            raise RequestBuildError(
-                f"Error: arguments for tool '{definition.name}' cannot be sent as JSON"
-            ) from None
-        json_body = remaining
-        if not any(name.lower() == "content-type" for name in headers):
-            headers["Content-Type"] = JSON_CONTENT_TYPE
+    content: bytes | None = None
+    body_format = step.body_format
+    if step.body is not None:
+        if body_format == "text":
+            if isinstance(step.body, str):
+                parts = _template(step.body, definition)
+                if not renderer.left_out(parts):
+                    content = renderer.join(parts).encode("utf-8")
+        elif body_format == "form":
+            if isinstance(step.body, Mapping):
+                content = _form(_form_pairs(step.body, definition, renderer))
+        else:
+            rendered = _json_value(step.body, definition, renderer)
+            if rendered is not ABSENT:
+                try:
+                    json.dumps(rendered, allow_nan=False)
+                except TypeError, ValueError:
+                    raise _cannot_send_json(definition) from None
+                json_body = rendered
+    elif not definition.steps:
+        # No template: what no placeholder used follows the verb.
+        remaining = {
+            key: value
+            for key, value in arguments.items()
+            if key not in renderer.consumed
+        }
+        if method in QUERY_METHODS:
+            if pairs := _query_pairs(remaining, definition):
+                if query and not query.endswith("&"):
+                    query += "&"
+                query += "&".join(pairs)
+                has_query = True
+        elif body_format == "form":
+            content = _form(_pairs(remaining, definition))
+        else:
+            try:
+                json.dumps(remaining, allow_nan=False)
+            except TypeError, ValueError:
+                raise _cannot_send_json(definition) from None
+            json_body = remaining
+    if (json_body is not None or content is not None) and not any(
+        name.lower() == "content-type" for name in headers
+    ):
+        headers["Content-Type"] = _CONTENT_TYPES.get(body_format, JSON_CONTENT_TYPE)
+    credentials = _credentials(step, definition, renderer)
     url = base
     if has_query:
         url += "?" + query
@@ -365,4 +643,6 @@ def build_request(
         headers=headers,
         json_body=json_body,
         secret_values=tuple(renderer.secret_values),
+        content=content,
+        auth=credentials,
     )
