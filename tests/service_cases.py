@@ -288,7 +288,7 @@ def load_cases() -> list[Case]:
     return cases
 
 
-def _pointed(url: str, base: str) -> str:
+def pointed(url: str, base: str) -> str:
     """`url` (a template) with its origin replaced by `base`."""
     scheme, _, rest = url.partition("://")
     cut = min((i for i in map(rest.find, "/?#") if i != -1), default=len(rest))
@@ -302,7 +302,7 @@ def tools_at(service: str, base: str) -> dict[str, ToolDefinition]:
     for tool in raw:
         for request in [tool, *tool.get("steps", [])]:
             if "url" in request:
-                request["url"] = _pointed(request["url"], base)
+                request["url"] = pointed(request["url"], base)
     return {definition.name: definition for definition in parse_tools(raw)}
 
 
