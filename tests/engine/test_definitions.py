@@ -70,6 +70,7 @@ def test_example_file_loads() -> None:
         "item_exists",
         "geocode_city",
         "get_forecast",
+        "weather_now",
     ]
     methods = {name: d.method for name, d in by_name.items()}
     assert methods["list_items"] == "GET"

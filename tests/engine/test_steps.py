@@ -5,6 +5,7 @@ placed without changing the next request, `speech` over the shaped result."""
 from __future__ import annotations
 
 import json
+from pathlib import Path
 from typing import Any
 from urllib.parse import quote
 
@@ -18,8 +19,11 @@ from custom_components.http_tools_agent.engine.definitions import (
 )
 from custom_components.http_tools_agent.engine.executor import Outcome, run_tool
 from custom_components.http_tools_agent.engine.speech import render_speech
+from tests.service_cases import pointed
 
 from .conftest import RecordingServer
+
+EXAMPLE_FILE = Path(__file__).parents[2] / "tools.example.json"
 
 GEOCODE = {
     "results": [
@@ -168,6 +172,27 @@ async def test_a_steps_value_never_changes_the_next_request(
 
 def _encoded(text: str) -> str:
     return quote(text, safe="")
+
+
+async def test_the_example_files_composite_weather(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """tools.example.json's `weather_now`, pointed at the server: one call,
+    the code in words, its sentence."""
+    raw = next(
+        tool
+        for tool in json.loads(EXAMPLE_FILE.read_text(encoding="utf-8"))
+        if tool["name"] == "weather_now"
+    )
+    for step in raw["steps"]:
+        step["url"] = pointed(step["url"], server.base)
+    (definition,) = parse_tools([raw])
+    serve_weather(server)
+
+    result = await run_tool(session, definition, {"city": "Berlin"})
+
+    assert result.text == ('{"city":"Berlin","temperature":19.3,"condition":"rain"}')
+    assert result.speech == "Berlin: rain, 19.3 degrees."
 
 
 def test_steps_are_checked() -> None:
