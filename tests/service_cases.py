@@ -203,10 +203,15 @@ class Case:
     secrets: dict[str, str]
     routes: tuple[tuple[str, Route, str], ...]  # (path, route, fixture file)
     requests: tuple[Expected, ...]
-    reads: str
+    # What the model reads (None: only the needle is checked).
+    reads: str | None
+    # The word a voice user needs: it must be in what the model reads.
     needle: str
+    # The tool's own sentence (None: not checked).
     speech: str | None = None
     ok: bool = True
+    # What of the tool format the case uses (the docs' table).
+    features: tuple[str, ...] = ()
 
     @property
     def name(self) -> str:
@@ -279,10 +284,11 @@ def load_cases() -> list[Case]:
                         )
                         for e in raw["requests"]
                     ),
-                    reads=raw["reads"],
+                    reads=raw.get("reads"),
                     needle=raw["needle"],
                     speech=raw.get("speech"),
                     ok=raw.get("ok", True),
+                    features=tuple(raw.get("features", ())),
                 )
             )
     return cases
