@@ -97,11 +97,11 @@ async def test_example_runs_as_the_page_says(
 
     if example.sent is not None:
         first = service.arrived[0]
-        body = first.body.decode()
+        sent = first.body.decode()
         for value in secrets.values():
-            body = body.replace(value, "***")
+            sent = sent.replace(value, "***")
         head, _, rest = example.sent.partition("\n")
-        assert (f"{first.method} {first.path}", body) == (head, rest)
+        assert (f"{first.method} {first.path}", sent) == (head, rest)
     if example.reads is not None:
         assert result.text == example.reads
     if example.says is not None:
