@@ -25,11 +25,8 @@ from .fields import (
     REQUEST_FIELDS,
     SAFE_METHODS,
     FieldProblems,
-    body_templates,
     check_known_fields,
     declared_properties,
-    parse_auth,
-    parse_body,
     parse_description,
     parse_flag,
     parse_headers,
@@ -41,6 +38,7 @@ from .fields import (
     parse_url,
     type_name,
 )
+from .request_fields import body_templates, parse_auth, parse_body
 from .responses import parse_response
 from .shapes import ResponseShape
 from .speech import check_speech

@@ -19,26 +19,34 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 import json
-import math
 import re
-from typing import Any, Final
-from urllib.parse import quote, quote_plus
+from typing import Any
+from urllib.parse import quote
 
 from .auth import Credentials
 from .definitions import ToolDefinition
-from .fields import HEADER_CONTROL_RE, QUERY_METHODS, body_templates, http_method
-from .paths import MISSING, find, format_path
+from .fields import HEADER_CONTROL_RE, QUERY_METHODS, http_method
+from .rendering import (
+    ABSENT,
+    Renderer,
+    RequestBuildError,
+    invalid_value,
+    missing_argument,
+    render_value,
+    template_of,
+    text_pairs,
+)
+from .request_bodies import cannot_send_json, form_body, form_pairs, json_value
+from .request_fields import body_templates
 from .steps import Step
 from .templates import (
     Placeholder,
     Reference,
     Secret,
     TemplatePart,
-    ValuePart,
     parse_template,
     parse_url_template,
     url_sections,
-    value_parts,
 )
 
 __all__ = [
@@ -88,46 +96,6 @@ class PreparedRequest:
         ).encode("utf-8")
 
 
-class RequestBuildError(Exception):
-    """The request cannot be built; ``text`` is what the model receives."""
-
-    def __init__(self, text: str, reason: str | None = None) -> None:
-        """Keep the model-facing text (it starts with ``Error: ``).
-
-        ``reason`` is the short form for logs and diagnostics; by default the
-        text without its ``Error: `` prefix.
-        """
-        super().__init__(text)
-        self.text = text
-        self.reason = reason if reason is not None else text.removeprefix("Error: ")
-
-
-class _InvalidValue(ValueError):
-    """A value that cannot be rendered."""
-
-
-def render_value(value: Any) -> str:
-    """Render an argument as text for a URL or a header value."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise _InvalidValue("numbers must be finite")
-        if value.is_integer():
-            return str(int(value))
-        return repr(value)
-    try:
-        return json.dumps(
-            value, ensure_ascii=False, separators=(",", ":"), allow_nan=False
-        )
-    except TypeError, ValueError:
-        raise _InvalidValue("the value cannot be sent as text") from None
-
-
 def _encode(text: str) -> str:
     """Percent-encode everything but RFC 3986 unreserved characters."""
     return quote(text, safe="")
@@ -135,136 +103,6 @@ def _encode(text: str) -> str:
 
 def _encode_literal(text: str) -> str:
     return quote(_LONE_PERCENT_RE.sub("%25", text), safe=_LITERAL_SAFE)
-
-
-def _invalid(
-    source: str | Reference, definition: ToolDefinition, why: str
-) -> RequestBuildError:
-    """A value that cannot be sent: an argument's, or a step's (``source``)."""
-    if isinstance(source, Reference):
-        return RequestBuildError(
-            f"Error: invalid value from step '{source.step}' "
-            f"('{format_path(source.path)}') in tool '{definition.name}': {why}"
-        )
-    return RequestBuildError(
-        f"Error: invalid value for argument '{source}' in tool '{definition.name}': {why}"
-    )
-
-
-def _missing(name: str, definition: ToolDefinition) -> RequestBuildError:
-    return RequestBuildError(
-        f"Error: missing required argument '{name}' for tool '{definition.name}'"
-    )
-
-
-class _Absent:
-    """A body field left out (its optional placeholders had no value)."""
-
-
-ABSENT: Final = _Absent()
-
-
-class _Renderer:
-    """Render placeholders, remembering which arguments were consumed."""
-
-    def __init__(
-        self,
-        definition: ToolDefinition,
-        arguments: Mapping[str, Any],
-        secrets: Mapping[str, str],
-        earlier: Mapping[str, Any],
-    ):
-        self.definition = definition
-        self.arguments = arguments
-        self.secrets = secrets
-        # The JSON of each earlier step's response, by name (MISSING: none).
-        self.earlier = earlier
-        self.consumed: set[str] = set()
-        self.secret_values: list[str] = []
-
-    def secret(self, name: str) -> str:
-        """The secret ``name``: only the caller's secrets, never an argument."""
-        value = self.secrets.get(name)
-        if not isinstance(value, str) or not value:
-            raise RequestBuildError(
-                f"Error: secret '{name}' of tool '{self.definition.name}' "
-                "is not defined",
-                f"secret '{name}' is not defined",
-            )
-        if HEADER_CONTROL_RE.search(value):
-            raise RequestBuildError(
-                f"Error: secret '{name}' of tool '{self.definition.name}' "
-                "contains control characters",
-                f"secret '{name}' contains control characters",
-            )
-        self.secret_values.append(value)
-        return value
-
-    def _found(self, part: ValuePart) -> Any:
-        if isinstance(part, Placeholder):
-            return self.arguments.get(part.name)
-        document = self.earlier.get(part.step, MISSING)
-        return MISSING if document is MISSING else find(document, part.path)
-
-    def present(self, part: ValuePart) -> bool:
-        """Whether ``part`` has a value (``null`` is none)."""
-        return self._found(part) not in (None, MISSING)
-
-    def raw(self, part: ValuePart) -> Any:
-        """The JSON value of ``part``; raise when it has none."""
-        value = self._found(part)
-        if isinstance(part, Placeholder):
-            if value is None:
-                raise _missing(part.name, self.definition)
-            self.consumed.add(part.name)
-            return value
-        if value is MISSING or value is None:
-            what = (
-                "its response is not JSON"
-                if self.earlier.get(part.step, MISSING) is MISSING
-                else f"no '{format_path(part.path)}' in its response"
-            )
-            raise RequestBuildError(
-                f"Error: step '{part.step}' failed: {what}",
-                f"step '{part.step}' gave no '{format_path(part.path)}'",
-            )
-        return value
-
-    def text(self, part: ValuePart) -> str:
-        """``part`` as text; an absent optional one is empty."""
-        if part.optional and not self.present(part):
-            if isinstance(part, Placeholder):
-                self.consumed.add(part.name)
-            return ""
-        value = self.raw(part)
-        try:
-            return render_value(value)
-        except _InvalidValue as err:
-            source = part.name if isinstance(part, Placeholder) else part
-            raise _invalid(source, self.definition, str(err)) from None
-
-    def left_out(self, parts: tuple[TemplatePart, ...]) -> bool:
-        """Whether a field of ``parts`` is left out: it has placeholders and
-        they are all optional and absent."""
-        values = value_parts(parts)
-        if not values or not all(p.optional and not self.present(p) for p in values):
-            return False
-        for part in values:
-            if isinstance(part, Placeholder):
-                self.consumed.add(part.name)
-        return True
-
-    def join(self, parts: tuple[TemplatePart, ...]) -> str:
-        """``parts`` rendered as one text (secrets inserted as they are)."""
-        out: list[str] = []
-        for part in parts:
-            if isinstance(part, Secret):
-                out.append(self.secret(part.name))
-            elif isinstance(part, (Placeholder, Reference)):
-                out.append(self.text(part))
-            else:
-                out.append(part)
-        return "".join(out)
 
 
 # An encoded value with `..` next to a slash or backslash (`..%2Fadmin`).
@@ -294,11 +132,11 @@ def _check_segments(
         if segment in (".", "..") or _DOT_SEGMENT.search(segment):
             # `..%2F` is safe by RFC 3986, but servers that decode %2F before
             # normalising the path would climb out of it.
-            raise _invalid(
+            raise invalid_value(
                 source, definition, "'.' and '..' are not allowed as a URL path segment"
             )
         if not segment:
-            raise _invalid(
+            raise invalid_value(
                 source, definition, "an empty value cannot fill a URL path segment"
             )
 
@@ -318,7 +156,7 @@ def _split_params(parts: tuple[TemplatePart, ...]) -> list[tuple[TemplatePart, .
     return [tuple(group) for group in groups]
 
 
-def _encoded(parts: tuple[TemplatePart, ...], renderer: _Renderer) -> str:
+def _encoded(parts: tuple[TemplatePart, ...], renderer: Renderer) -> str:
     """Query or fragment parts: values encoded, the template's text kept."""
     out: list[str] = []
     for part in parts:
@@ -332,7 +170,7 @@ def _encoded(parts: tuple[TemplatePart, ...], renderer: _Renderer) -> str:
 
 
 def _build_url(
-    definition: ToolDefinition, step: Step, renderer: _Renderer
+    definition: ToolDefinition, step: Step, renderer: Renderer
 ) -> tuple[str, str, bool, str | None]:
     """Return (origin + path, query, has_query, fragment or None)."""
     try:
@@ -370,30 +208,12 @@ def _build_url(
     return base, query, has_query, fragment
 
 
-def _pairs(
-    remaining: Mapping[str, Any], definition: ToolDefinition
-) -> list[tuple[str, str]]:
-    """Arguments as (key, text) pairs: a list gives one pair per non-null
-    element, ``null`` is left out, an object is sent as JSON text."""
-    pairs: list[tuple[str, str]] = []
-    for key, value in remaining.items():
-        values = value if isinstance(value, (list, tuple)) else [value]
-        for item in values:
-            if item is None:
-                continue
-            try:
-                pairs.append((key, render_value(item)))
-            except _InvalidValue as err:
-                raise _invalid(key, definition, str(err)) from None
-    return pairs
-
-
 def _query_pairs(remaining: Mapping[str, Any], definition: ToolDefinition) -> list[str]:
-    return [f"{_encode(k)}={_encode(v)}" for k, v in _pairs(remaining, definition)]
+    return [f"{_encode(k)}={_encode(v)}" for k, v in text_pairs(remaining, definition)]
 
 
 def _render_header(
-    value: str, name: str, definition: ToolDefinition, renderer: _Renderer
+    value: str, name: str, definition: ToolDefinition, renderer: Renderer
 ) -> str | None:
     """The header's value; None when it is left out."""
     try:
@@ -410,7 +230,7 @@ def _render_header(
             text = renderer.text(part)
             if HEADER_CONTROL_RE.search(text):
                 source = part.name if isinstance(part, Placeholder) else part
-                raise _invalid(
+                raise invalid_value(
                     source,
                     definition,
                     "header values cannot contain control characters (CR, LF, NUL)",
@@ -428,84 +248,8 @@ def _render_header(
     return "".join(out)
 
 
-def _template(text: str, definition: ToolDefinition) -> tuple[TemplatePart, ...]:
-    try:
-        return parse_template(text)
-    except ValueError as err:
-        raise RequestBuildError(
-            f"Error: invalid body for tool '{definition.name}': {err}"
-        ) from None
-
-
-def _json_value(node: Any, definition: ToolDefinition, renderer: _Renderer) -> Any:
-    """A JSON body template rendered; ABSENT when it is left out.
-
-    A string that is exactly one placeholder takes the value's JSON type; any
-    other string is text. Values are placed as values: JSON's own encoding
-    keeps every quote, brace or newline of them inside their string.
-    """
-    if isinstance(node, str):
-        parts = _template(node, definition)
-        if renderer.left_out(parts):
-            return ABSENT
-        if len(parts) == 1 and isinstance(parts[0], (Placeholder, Reference)):
-            return renderer.raw(parts[0])
-        return renderer.join(parts)
-    if isinstance(node, Mapping):
-        rendered = {
-            key: _json_value(value, definition, renderer) for key, value in node.items()
-        }
-        return {key: value for key, value in rendered.items() if value is not ABSENT}
-    if isinstance(node, list):
-        items = [_json_value(value, definition, renderer) for value in node]
-        return [item for item in items if item is not ABSENT]
-    return node
-
-
-def _form_pairs(
-    template: Mapping[str, Any], definition: ToolDefinition, renderer: _Renderer
-) -> list[tuple[str, str]]:
-    """A form template's fields, each value as text."""
-    pairs: list[tuple[str, str]] = []
-    for key, node in template.items():
-        for item in node if isinstance(node, list) else [node]:
-            if not isinstance(item, str):
-                pairs.extend(_pairs({key: item}, definition))
-                continue
-            parts = _template(item, definition)
-            if renderer.left_out(parts):
-                continue
-            if len(parts) == 1 and isinstance(parts[0], (Placeholder, Reference)):
-                part = parts[0]
-                value = renderer.raw(part)
-                try:
-                    pairs.extend(_pairs({key: value}, definition))
-                except RequestBuildError:
-                    source = part.name if isinstance(part, Placeholder) else part
-                    raise _invalid(
-                        source, definition, "the value cannot be sent as text"
-                    ) from None
-                continue
-            pairs.append((key, renderer.join(parts)))
-    return pairs
-
-
-def _form(pairs: list[tuple[str, str]]) -> bytes:
-    """application/x-www-form-urlencoded: every ``&``, ``=``, ``+`` and line
-    break of a value is encoded, so no value adds a field."""
-    return "&".join(
-        f"{quote_plus(key)}={quote_plus(value)}" for key, value in pairs
-    ).encode("ascii")
-
-
-def _cannot_send_json(definition: ToolDefinition) -> RequestBuildError:
-    return RequestBuildError(
-        f"Error: arguments for tool '{definition.name}' cannot be sent as JSON"
-    )
-
-
 def _credentials(
-    step: Step, definition: ToolDefinition, renderer: _Renderer
+    step: Step, definition: ToolDefinition, renderer: Renderer
 ) -> Credentials | None:
     if step.auth is None:
         return None
@@ -546,7 +290,7 @@ def check_arguments_present(
                     and not part.optional
                     and arguments.get(part.name) is None
                 ):
-                    raise _missing(part.name, definition)
+                    raise missing_argument(part.name, definition)
 
 
 def build_request(
@@ -579,8 +323,8 @@ def build_request(
     required = definition.parameters.get("required")
     for name in required if isinstance(required, list) else ():
         if isinstance(name, str) and arguments.get(name) is None:
-            raise _missing(name, definition)
-    renderer = _Renderer(definition, arguments, secrets or {}, earlier or {})
+            raise missing_argument(name, definition)
+    renderer = Renderer(definition, arguments, secrets or {}, earlier or {})
     base, query, has_query, fragment = _build_url(definition, step, renderer)
     headers: dict[str, str] = {}
     for name, value in step.headers.items():
@@ -592,19 +336,19 @@ def build_request(
     if step.body is not None:
         if body_format == "text":
             if isinstance(step.body, str):
-                parts = _template(step.body, definition)
+                parts = template_of(step.body, definition)
                 if not renderer.left_out(parts):
                     content = renderer.join(parts).encode("utf-8")
         elif body_format == "form":
             if isinstance(step.body, Mapping):
-                content = _form(_form_pairs(step.body, definition, renderer))
+                content = form_body(form_pairs(step.body, definition, renderer))
         else:
-            rendered = _json_value(step.body, definition, renderer)
+            rendered = json_value(step.body, definition, renderer)
             if rendered is not ABSENT:
                 try:
                     json.dumps(rendered, allow_nan=False)
                 except TypeError, ValueError:
-                    raise _cannot_send_json(definition) from None
+                    raise cannot_send_json(definition) from None
                 json_body = rendered
     elif not definition.steps:
         # No template: what no placeholder used follows the verb.
@@ -620,12 +364,12 @@ def build_request(
                 query += "&".join(pairs)
                 has_query = True
         elif body_format == "form":
-            content = _form(_pairs(remaining, definition))
+            content = form_body(text_pairs(remaining, definition))
         else:
             try:
                 json.dumps(remaining, allow_nan=False)
             except TypeError, ValueError:
-                raise _cannot_send_json(definition) from None
+                raise cannot_send_json(definition) from None
             json_body = remaining
     if (json_body is not None or content is not None) and not any(
         name.lower() == "content-type" for name in headers

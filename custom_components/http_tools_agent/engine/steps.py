@@ -22,13 +22,12 @@ from .auth import Auth
 from .fields import (
     NAME_RE,
     FieldProblems,
-    parse_auth,
-    parse_body,
     parse_headers,
     parse_method,
     parse_url,
     type_name,
 )
+from .request_fields import parse_auth, parse_body
 
 MAX_STEPS = 8
 STEP_FIELDS = ("name", "url", "method", "headers", "body", "body_format", "auth")
