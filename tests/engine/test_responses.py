@@ -256,6 +256,33 @@ async def test_html_error_page_is_its_text(
     assert result.text == "Error: HTTP 502 — 502 Bad Gateway\nnginx"
 
 
+async def test_a_debug_page_is_summarised(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """A framework's 500 page (title, heading, the reason, then pages of
+    traceback and settings): the model reads its first lines only."""
+    trace = "".join(
+        f"<li>File /app/views.py, line {n}, in handler</li>" for n in range(400)
+    )
+    page = (
+        "<!DOCTYPE html><html><head><title>ProgrammingError at /api/documents/"
+        "</title></head><body><h1>ProgrammingError at /api/documents/</h1>"
+        '<pre class="exception_value">relation "documents_document" does not '
+        f"exist</pre><h2>Traceback</h2><ul>{trace}</ul></body></html>"
+    )
+    server.reply(
+        "/r", status=500, body=page.encode(), headers={"Content-Type": "text/html"}
+    )
+
+    result = await run_tool(session, tool(server), {}, max_chars=5000)
+
+    assert result.text == (
+        "Error: HTTP 500 — ProgrammingError at /api/documents/\n"
+        'relation "documents_document" does not exist\nTraceback\n'
+        "File /app/views.py, line 0, in handler"
+    )
+
+
 async def test_html_untyped_and_text_as_they_are(
     server: RecordingServer, session: aiohttp.ClientSession
 ) -> None:

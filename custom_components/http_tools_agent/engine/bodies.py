@@ -230,6 +230,21 @@ def html_text(html: str) -> str:
     return "\n".join(lines)
 
 
+# What an HTML error page gives the model: its first lines (title, heading,
+# the server's one-line reason), not a debug page's stack and settings.
+ERROR_PAGE_LINES = 4
+ERROR_PAGE_CHARS = 300
+
+
+def error_page_summary(text: str) -> str:
+    """The first lines of an error page's text, at most `ERROR_PAGE_CHARS`."""
+    lines = text.split("\n")[:ERROR_PAGE_LINES]
+    summary = "\n".join(lines)
+    if len(summary) > ERROR_PAGE_CHARS:
+        summary = summary[: ERROR_PAGE_CHARS - 1].rstrip() + "…"
+    return summary
+
+
 def _looks_html(text: str) -> bool:
     head = text.lstrip()[:15].lower()
     return head.startswith(("<!doctype html", "<html"))

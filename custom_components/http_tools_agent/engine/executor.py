@@ -34,11 +34,7 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
-from .bodies import (
-    Body,
-    BodyKind,
-    read_body,
-)
+from .bodies import Body, BodyKind, error_page_summary, read_body
 from .definitions import ToolDefinition
 from .fields import http_method
 from .hosts import HostPolicy
@@ -239,7 +235,7 @@ async def _run_step(
         if response.note:
             reason += f" ({response.note})"
         raise _Failure(
-            f"Error: HTTP {status} \u2014 {body.text}",
+            f"Error: HTTP {status} \u2014 {_error_text(body)}",
             reason,
             Outcome.HTTP_ERROR,
             status=status,
@@ -248,6 +244,13 @@ async def _run_step(
             content_type=body.media_type or None,
         )
     return response, body, method or step.method
+
+
+def _error_text(body: Body) -> str:
+    """What the model reads of an error's body: an HTML page summarised."""
+    if body.kind is BodyKind.HTML:
+        return error_page_summary(body.text)
+    return body.text
 
 
 def _answer(
