@@ -176,3 +176,51 @@ async def test_annotations_follow_the_tools_read_only(
     assert (found["search"].read_only, found["search"].destructive) == (True, False)
     assert (found["put"].read_only, found["put"].destructive) == (False, True)
     assert found["put"].idempotent
+
+
+def search(base: str, **extra: Any) -> dict[str, Any]:
+    """Immich's metadata search: a read sent as a POST."""
+    return {
+        "name": "photo_search",
+        "description": "Find photos taken in a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string"}},
+            "required": ["city"],
+        },
+        "url": f"{base}/api/search/metadata",
+        "method": "POST",
+        **extra,
+    }
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
+@pytest.mark.parametrize(
+    ("read_only", "runs"), [(None, False), (True, True)], ids=["by verb", "declared"]
+)
+@pytest.mark.usefixtures("setup_integration")
+async def test_a_read_sent_as_post_is_a_read(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    read_only: bool | None,
+    runs: bool,
+) -> None:
+    """By its verb a POST is a change nobody asked for in a question, and
+    the small profile does not run it; declared `read_only` it is a read,
+    and it runs."""
+    extra = {} if read_only is None else {"read_only": read_only}
+    await call_service(
+        hass, "set_tools", {"tools": [search(tool_endpoint.url, **extra)]}
+    )
+    llm_server.add(
+        tool_calls_stream(("photo_search", {"city": "Rome"})),
+        text_stream("You have photos from Rome."),
+        text_stream("You have photos from Rome."),
+        completion("You have photos from Rome."),
+    )
+
+    await converse(hass, "Which pictures do I have from Rome?")
+
+    ran = [r for r in tool_endpoint.requests if r.path == "/api/search/metadata"]
+    assert bool(ran) is runs
