@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from typing import Any
 
+from aiohttp import web
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 import pytest
 
 from custom_components.http_tools_agent.const import CONF_PROFILE
+from dev.loopback import LoopbackServer
 
 from .kit import API_ID, call_service, converse, llm_context, speech, weather_tool
 from .servers import (
@@ -224,3 +226,39 @@ async def test_a_read_sent_as_post_is_a_read(
 
     ran = [r for r in tool_endpoint.requests if r.path == "/api/search/metadata"]
     assert bool(ran) is runs
+
+
+class _Clock(LoopbackServer):
+    """A service that answers with an epoch time."""
+
+    def routes(self, app: web.Application) -> None:
+        """`/sun`: today's sunset, in epoch seconds."""
+
+        async def sun(_request: web.Request) -> web.Response:
+            return web.json_response({"sunset": 1764780000, "extra": "x" * 50})
+
+        app.router.add_get("/sun", sun)
+
+
+@pytest.mark.usefixtures("setup_integration", "socket_enabled")
+async def test_times_are_said_in_the_houses_time_zone(hass: HomeAssistant) -> None:
+    """A shape's epoch time without a `timezone` is said in Home Assistant's."""
+    await hass.config.async_update(time_zone="Europe/Rome")
+    async with _Clock() as clock:
+        tool = {
+            "name": "sunset",
+            "url": f"{clock.url}/sun",
+            "method": "GET",
+            "response": {
+                "fields": ["sunset"],
+                "times": {"sunset": {"unit": "s", "show": "time"}},
+            },
+        }
+        await call_service(hass, "set_tools", {"tools": [tool]})
+        instance = await llm.async_get_api(hass, API_ID, llm_context())
+
+        result = await instance.async_call_tool(
+            llm.ToolInput(tool_name="sunset", tool_args={})
+        )
+
+    assert result.data == {"result": '{"sunset":"17:40"}'}

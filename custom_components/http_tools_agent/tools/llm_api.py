@@ -163,6 +163,9 @@ class HttpTool(llm.Tool):
                 max_chars=settings.tool_result_max_chars,
                 secrets=runtime.tools.secrets,
                 hosts=settings.hosts,
+                # A shape's times are said in the house's time zone unless
+                # the tool names its own.
+                time_zone=hass.config.time_zone,
             )
         runtime.record_run(result)
         # The arguments as sent (converted), so automations see what ran.
