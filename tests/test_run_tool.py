@@ -96,12 +96,28 @@ async def test_run_tool_success(
     assert response["ok"] is True
     assert response["status"] == 200
     assert response["result"] == "Rome: ☀️ +14°C"
+    assert "speech" not in response
     assert isinstance(response["elapsed_ms"], int)
     assert response["elapsed_ms"] >= 0
     assert [r.target for r in tool_endpoint.requests] == ["GET /weather/Rome"]
     assert [(e.data["tool"], e.data["ok"], e.data["agent_id"]) for e in events] == [
         ("get_weather", True, None)
     ]
+
+
+async def test_run_tool_gives_the_tools_sentence(
+    hass: HomeAssistant, tool_endpoint: ToolEndpoint, hass_admin_user: User
+) -> None:
+    """A tool with its own sentence: the response carries it."""
+    tool = {**weather_tool(tool_endpoint.url), "speech": "Now in {.}."}
+    await call_service(hass, "set_tools", {"tools": [tool]})
+    response = await call_service(
+        hass,
+        "run_tool",
+        {"tool": "get_weather", "arguments": {"city": "Rome"}},
+        user=hass_admin_user,
+    )
+    assert response["speech"] == "Now in Rome: ☀️ +14°C."
 
 
 @pytest.mark.parametrize(
