@@ -20,6 +20,7 @@ from dev.loopback import free_port
 
 from .kit import call_service, converse, speech, weather_tool
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
+from .service_cases import ServiceServer
 from .tls import HttpsToolEndpoint, LanDevice, self_signed_context
 
 pytestmark = pytest.mark.usefixtures("setup_integration")
@@ -281,3 +282,46 @@ async def test_run_tool_timeout_and_host_policy(
         "Error: host '127.0.0.1' is not allowed for tool 'get_weather'"
     )
     assert [r.path for r in tool_endpoint.requests] == ["/s"]
+
+
+async def test_digest_through_home_assistants_session(
+    hass: HomeAssistant,
+    hass_admin_user: User,
+    setup_integration: MockConfigEntry,
+    socket_enabled: None,
+) -> None:
+    """A Shelly with its password set: the digest challenge is answered on
+    Home Assistant's own session (its middlewares kept), the password from
+    the secrets."""
+    async with ServiceServer() as shelly:
+        shelly.route(
+            "/rpc/Switch.GetStatus",
+            body=b'{"id":0,"output":true}',
+            content_type="application/json",
+            digest=("admin", "plug-password"),
+        )
+        tool = {
+            "name": "plug",
+            "url": f"{shelly.url}/rpc/Switch.GetStatus?id=0",
+            "method": "GET",
+            "auth": {
+                "type": "digest",
+                "username": "admin",
+                "password": "{secret:shelly}",
+            },
+        }
+        hass.config_entries.async_update_entry(
+            setup_integration,
+            options={
+                **setup_integration.options,
+                "secrets": {"shelly": "plug-password"},
+                "tools": [tool],
+            },
+        )
+        await hass.async_block_till_done()
+        response = await call_service(
+            hass, "run_tool", {"tool": "plug"}, user=hass_admin_user
+        )
+
+    assert (response["ok"], response["result"]) == (True, '{"id":0,"output":true}')
+    assert len(shelly.arrived) == 2
