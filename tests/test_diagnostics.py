@@ -17,7 +17,7 @@ from pytest_homeassistant_custom_component.components.diagnostics import (
 from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
 from custom_components.http_tools_agent.const import CONF_BASE_URL
-from custom_components.http_tools_agent.redact import redact_url
+from custom_components.http_tools_agent.redact import redact_tools, redact_url
 
 from .kit import call_service, converse, load_integration
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
@@ -224,3 +224,39 @@ async def test_diagnostics_of_an_unloaded_entry(
 def test_redact_url(url: str, expected: str) -> None:
     """Credentials in URLs are hidden, placeholders and plain values kept."""
     assert redact_url(url) == expected
+
+
+def test_redact_tools_hides_bodies_passwords_and_steps() -> None:
+    """A body's fixed credential-like values, an `auth` password and every
+    step's headers, URL and body are hidden; placeholders and secret
+    references stay (they are no secret)."""
+    tools: list[dict[str, Any]] = [
+        {
+            "name": "push",
+            "url": "https://api.pushover.net/1/messages.json",
+            "body_format": "form",
+            "body": {"token": "azGDORePK8", "user": "{secret:user}", "message": "{m}"},
+            "auth": {"type": "basic", "username": "admin", "password": "hunter2"},
+        },
+        {
+            "name": "composite",
+            "steps": [
+                {
+                    "name": "login",
+                    "url": "https://h/login?apikey=abc",
+                    "headers": {"X-Key": "k1"},
+                    "body": {"password": "plain", "nested": {"api_key": "k2"}},
+                }
+            ],
+        },
+    ]
+
+    redacted = redact_tools(tools)
+
+    dumped = json.dumps(redacted)
+    for secret in ("azGDORePK8", "hunter2", "abc", "k1", "plain", "k2"):
+        assert secret not in dumped, secret
+    assert redacted[0]["body"]["user"] == "{secret:user}"
+    assert redacted[0]["body"]["message"] == "{m}"
+    assert redacted[0]["auth"]["username"] == "admin"
+    assert tools[0]["body"]["token"] == "azGDORePK8"  # the input is not changed

@@ -45,7 +45,7 @@ async def test_tool_call_through_the_api(
     )
 
     assert result == CallResult(
-        data={"result": '{"ok": true, "method": "POST"}'},
+        data={"result": '{"ok":true,"method":"POST"}'},
         outcome=CallOutcome.DONE,
         status=200,
     )

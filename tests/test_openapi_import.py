@@ -456,7 +456,7 @@ async def test_swagger_2_yaml_after_a_redirect_two_schemes_and_nothing_importabl
         result = await submit(hass, result, {"openapi_operations": ["uploadFile"]})
         assert result["errors"] == {"base": "openapi_no_tools"}
         assert result["description_placeholders"]["openapi_error"] == (
-            "uploadFile: it takes form data (formData): a tool sends its arguments as JSON"
+            "uploadFile: it takes a file (formData): a tool sends no files"
         )
     result = await open_import(hass, config_entry)
     document = (FIXTURES / "sonarr-v3.json").read_text()

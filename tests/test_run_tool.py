@@ -20,6 +20,7 @@ from dev.loopback import free_port
 
 from .kit import call_service, converse, speech, weather_tool
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
+from .service_cases import ServiceServer
 from .tls import HttpsToolEndpoint, LanDevice, self_signed_context
 
 pytestmark = pytest.mark.usefixtures("setup_integration")
@@ -96,12 +97,28 @@ async def test_run_tool_success(
     assert response["ok"] is True
     assert response["status"] == 200
     assert response["result"] == "Rome: ☀️ +14°C"
+    assert "speech" not in response
     assert isinstance(response["elapsed_ms"], int)
     assert response["elapsed_ms"] >= 0
     assert [r.target for r in tool_endpoint.requests] == ["GET /weather/Rome"]
     assert [(e.data["tool"], e.data["ok"], e.data["agent_id"]) for e in events] == [
         ("get_weather", True, None)
     ]
+
+
+async def test_run_tool_gives_the_tools_sentence(
+    hass: HomeAssistant, tool_endpoint: ToolEndpoint, hass_admin_user: User
+) -> None:
+    """A tool with its own sentence: the response carries it."""
+    tool = {**weather_tool(tool_endpoint.url), "speech": "Now in {.}."}
+    await call_service(hass, "set_tools", {"tools": [tool]})
+    response = await call_service(
+        hass,
+        "run_tool",
+        {"tool": "get_weather", "arguments": {"city": "Rome"}},
+        user=hass_admin_user,
+    )
+    assert response["speech"] == "Now in Rome: ☀️ +14°C."
 
 
 @pytest.mark.parametrize(
@@ -265,3 +282,46 @@ async def test_run_tool_timeout_and_host_policy(
         "Error: host '127.0.0.1' is not allowed for tool 'get_weather'"
     )
     assert [r.path for r in tool_endpoint.requests] == ["/s"]
+
+
+async def test_digest_through_home_assistants_session(
+    hass: HomeAssistant,
+    hass_admin_user: User,
+    setup_integration: MockConfigEntry,
+    socket_enabled: None,
+) -> None:
+    """A Shelly with its password set: the digest challenge is answered on
+    Home Assistant's own session (its middlewares kept), the password from
+    the secrets."""
+    async with ServiceServer() as shelly:
+        shelly.route(
+            "/rpc/Switch.GetStatus",
+            body=b'{"id":0,"output":true}',
+            content_type="application/json",
+            digest=("admin", "plug-password"),
+        )
+        tool = {
+            "name": "plug",
+            "url": f"{shelly.url}/rpc/Switch.GetStatus?id=0",
+            "method": "GET",
+            "auth": {
+                "type": "digest",
+                "username": "admin",
+                "password": "{secret:shelly}",
+            },
+        }
+        hass.config_entries.async_update_entry(
+            setup_integration,
+            options={
+                **setup_integration.options,
+                "secrets": {"shelly": "plug-password"},
+                "tools": [tool],
+            },
+        )
+        await hass.async_block_till_done()
+        response = await call_service(
+            hass, "run_tool", {"tool": "plug"}, user=hass_admin_user
+        )
+
+    assert (response["ok"], response["result"]) == (True, '{"id":0,"output":true}')
+    assert len(shelly.arrived) == 2

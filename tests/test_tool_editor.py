@@ -370,3 +370,109 @@ async def test_delete_needs_a_choice(
         "get_weather",
         "send_webhook",
     ]
+
+
+async def test_the_form_writes_every_new_field(
+    hass: HomeAssistant,
+    config_entry: MockConfigEntry,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+) -> None:
+    """Body and its format, authentication, the response shape, the tool's
+    own sentence and read-only: saved in the file format, shown again when
+    the tool is edited, and used by the next call."""
+    form = doorbell(
+        tool_endpoint,
+        url=f"{tool_endpoint.url}/chime",
+        parameters={
+            "type": "object",
+            "properties": {"tune": {"type": "string"}},
+            "required": ["tune"],
+        },
+        headers=[],
+        body_format="form",
+        body={"tune": "{tune}", "volume": 7, "key": "{secret:bell_key}"},
+        auth="basic",
+        auth_username="door",
+        auth_password="{secret:bell_key}",
+        response={"fields": ["ok"]},
+        speech="Rung.",
+        read_only="no",
+        destructive="auto",
+        idempotent="auto",
+    )
+    result = await open_step(hass, config_entry, "add_tool")
+    assert suggested(result, "read_only") == "auto"
+    result = await submit(hass, result, form)
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    saved = config_entry.options["tools"][-1]
+    assert {key: saved[key] for key in saved if key not in ("name", "description")} == {
+        "parameters": form["parameters"],
+        "url": f"{tool_endpoint.url}/chime",
+        "method": "POST",
+        "body": {"tune": "{tune}", "volume": 7, "key": "{secret:bell_key}"},
+        "body_format": "form",
+        "auth": {"type": "basic", "username": "door", "password": "{secret:bell_key}"},
+        "response": {"fields": ["ok"]},
+        "speech": "Rung.",
+        "read_only": False,
+        "timeout": 5.0,
+    }
+
+    result = await open_step(hass, config_entry, "edit_tool")
+    result = await submit(hass, result, {"tool": "ring_doorbell"})
+    shown = {
+        key: suggested(result, key)
+        for key in (
+            "body_format",
+            "body",
+            "auth",
+            "auth_username",
+            "speech",
+            "read_only",
+        )
+    }
+    assert shown == {
+        "body_format": "form",
+        "body": saved["body"],
+        "auth": "basic",
+        "auth_username": "door",
+        "speech": "Rung.",
+        "read_only": "no",
+    }
+
+    llm_server.add(tool_calls_stream(("ring_doorbell", {"tune": "ding"})))
+    await converse(hass, "Ring the bell")
+    request = next(r for r in tool_endpoint.requests if r.path == "/chime")
+    assert request.body == b"tune=ding&volume=7&key=bell-secret-value"
+    assert request.headers["Authorization"].startswith("Basic ")
+
+
+async def test_a_composite_tool_in_the_form(
+    hass: HomeAssistant, config_entry: MockConfigEntry, tool_endpoint: ToolEndpoint
+) -> None:
+    """Steps instead of a URL; a step naming no earlier step is shown under
+    Steps."""
+    steps = [
+        {"name": "first", "method": "GET", "url": f"{tool_endpoint.url}/a/{{tune}}"},
+        {
+            "name": "second",
+            "method": "GET",
+            "url": f"{tool_endpoint.url}/b?x={{first.ok}}",
+        },
+    ]
+    result = await open_step(hass, config_entry, "add_tool")
+    form = doorbell(tool_endpoint, url="", headers=[], steps=steps)
+    result = await submit(hass, result, form)
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert config_entry.options["tools"][-1]["steps"] == steps
+
+    result = await open_step(hass, config_entry, "add_tool")
+    broken = [{**steps[0], "url": f"{tool_endpoint.url}/a/{{tune}}?y={{later.id}}"}]
+    result = await submit(
+        hass,
+        result,
+        doorbell(tool_endpoint, name="other", url="", headers=[], steps=broken),
+    )
+    assert result["errors"] == {"steps": "invalid_tool_steps"}
+    assert "names no earlier step" in result["description_placeholders"]["steps_error"]

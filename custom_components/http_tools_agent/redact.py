@@ -14,6 +14,8 @@ SECRET_QUERY_RE = re.compile(
     r"(key|token|secret|pass|auth|sig|session|credential)", re.IGNORECASE
 )
 _PLACEHOLDER_RE = re.compile(r"\{[A-Za-z0-9_-]{1,64}\}")
+# A value that only names where it comes from: `{token}`, `{secret:token}`.
+_REFERENCE_RE = re.compile(r"\{(secret:)?[A-Za-z0-9_-]{1,64}\??\}")
 _USERINFO_RE = re.compile(r"^([a-zA-Z][a-zA-Z0-9+.-]*://)([^/?#@]*)@")
 
 
@@ -37,8 +39,39 @@ def redact_url(url: str) -> str:
     return f"{base}?{'&'.join(params)}{hash_sep}{fragment}"
 
 
+def _redact_body(node: Any, key: str = "") -> Any:
+    """A body template with credential-like members' fixed values hidden
+    (`{"token": "abc"}`; a lone placeholder or secret reference stays)."""
+    if isinstance(node, dict):
+        return {k: _redact_body(v, str(k)) for k, v in node.items()}
+    if isinstance(node, list):
+        return [_redact_body(v, key) for v in node]
+    if (
+        isinstance(node, str)
+        and SECRET_QUERY_RE.search(key)
+        and not _REFERENCE_RE.fullmatch(node)
+    ):
+        return REDACTED
+    return node
+
+
+def _redact_request(item: dict[str, Any]) -> dict[str, Any]:
+    """One request's headers, URL, body and password hidden (a tool, or a
+    step of a composite tool)."""
+    if isinstance(headers := item.get("headers"), dict):
+        item["headers"] = dict.fromkeys(headers, REDACTED)
+    if isinstance(url := item.get("url"), str):
+        item["url"] = redact_url(url)
+    if "body" in item:
+        item["body"] = _redact_body(item["body"])
+    if isinstance(auth := item.get("auth"), dict):
+        item["auth"] = {**auth, "password": REDACTED}
+    return item
+
+
 def redact_tools(tools: Any) -> Any:
-    """Return the tools with every header value and URL secret hidden."""
+    """Return the tools with every header value, URL secret, credential-like
+    body value and password hidden (in each step too)."""
     if not isinstance(tools, list):
         return tools
     redacted: list[Any] = []
@@ -46,11 +79,12 @@ def redact_tools(tools: Any) -> Any:
         if not isinstance(tool, dict):
             redacted.append(tool)
             continue
-        item = dict(tool)
-        if isinstance(headers := item.get("headers"), dict):
-            item["headers"] = dict.fromkeys(headers, REDACTED)
-        if isinstance(url := item.get("url"), str):
-            item["url"] = redact_url(url)
+        item = _redact_request(dict(tool))
+        if isinstance(steps := item.get("steps"), list):
+            item["steps"] = [
+                _redact_request(dict(step)) if isinstance(step, dict) else step
+                for step in steps
+            ]
         redacted.append(item)
     return redacted
 

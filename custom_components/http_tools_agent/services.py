@@ -215,12 +215,16 @@ async def _async_run_tool(call: ServiceCall) -> ServiceResponse:
     result = await async_run_tool(
         call.hass, entry.runtime_data, call.data[ATTR_TOOL], arguments, context
     )
-    return {
+    response: dict[str, Any] = {
         "ok": result.ok,
         "status": result.status,
         "result": result.text,
         "elapsed_ms": round(result.duration * 1000),
     }
+    if result.speech is not None:
+        # The tool's own sentence, for an automation to say or send.
+        response["speech"] = result.speech
+    return response
 
 
 @callback

@@ -207,3 +207,59 @@ async def test_a_conversation_never_claims_a_request_it_did_not_make(
         assert answer.strip(), text
         assert not markup_in(answer), (text, answer)
         assert wanted in made or says_failed(answer), (text, made, answer)
+
+
+def composite_weather(base: str) -> dict[str, object]:
+    """The lab's weather as one tool on the demo server: the place, then its
+    forecast, the WMO code in words, a sentence of its own."""
+    return {
+        "name": "get_weather",
+        "description": "Current weather and temperature for a city.",
+        "parameters": {
+            "type": "object",
+            "properties": {"city": {"type": "string", "description": "City name"}},
+            "required": ["city"],
+        },
+        "steps": [
+            {"name": "place", "method": "GET", "url": f"{base}/geocode?name={{city}}"},
+            {
+                "name": "forecast",
+                "method": "GET",
+                "url": f"{base}/forecast?latitude={{place.results[0].latitude}}"
+                "&longitude={place.results[0].longitude}",
+            },
+        ],
+        "response": {
+            "fields": {
+                "city": "place.results[0].name",
+                "temperature": "forecast.current.temperature_2m",
+                "condition": "forecast.current.weather_code",
+            },
+            "values": {
+                "forecast.current.weather_code": {
+                    "0": "clear sky",
+                    "1-3": "cloudy",
+                    "45": "fog",
+                    "61": "rain",
+                }
+            },
+        },
+        "speech": "{city}: {condition}, {temperature} degrees.",
+    }
+
+
+async def test_a_shaped_result_answered_by_the_tools_sentence(
+    hass: HomeAssistant, model_server: ModelServer, tool_server: DemoToolServer
+) -> None:
+    """One call of a composite tool (two requests), the shaped result, and
+    the tool's own sentence as the answer: the model is asked once."""
+    agent = await setup_ours(
+        hass, model_server.url, [composite_weather(tool_server.url)]
+    )
+
+    answer = speech(await converse(hass, "What's the weather in Rome?", agent_id=agent))
+
+    paths = [r.path for r in tool_server.requests]
+    assert paths == ["/geocode", "/forecast"], (tool_server.requests, answer)
+    assert answer.startswith("Rome: "), answer
+    assert answer.endswith(" degrees."), answer

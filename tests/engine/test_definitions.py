@@ -70,6 +70,7 @@ def test_example_file_loads() -> None:
         "item_exists",
         "geocode_city",
         "get_forecast",
+        "weather_now",
     ]
     methods = {name: d.method for name, d in by_name.items()}
     assert methods["list_items"] == "GET"
@@ -367,7 +368,7 @@ def test_unknown_field_named_with_hint() -> None:
     problem = one_problem([tool(metod="GET")])
     assert (problem.index, problem.tool, problem.field) == (0, "t", "metod")
     assert problem.message.startswith("unknown field (did you mean 'method'?)")
-    other = one_problem([tool(body_template="{}")])
+    other = one_problem([tool(colour="red")])
     assert other.message.startswith("unknown field; allowed fields: name, description")
 
 

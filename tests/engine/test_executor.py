@@ -44,7 +44,8 @@ EXAMPLE_HOSTS = (
 def example_tools(base: str) -> dict[str, ToolDefinition]:
     """tools.example.json with every URL pointed at the local server."""
     raw = json.loads(EXAMPLE_FILE.read_text(encoding="utf-8"))
-    for item in raw:
+    requests = [r for item in raw for r in (item, *item.get("steps", [])) if "url" in r]
+    for item in requests:
         for host in EXAMPLE_HOSTS:
             if item["url"].startswith(host + "/"):
                 item["url"] = base + item["url"].removeprefix(host)
@@ -156,6 +157,8 @@ async def test_get_weather_example(
         error=None,
         bytes_read=len(reply.encode()),
         outcome=Outcome.DONE,
+        # What aiohttp's server declares for bytes it was given untyped.
+        content_type="application/octet-stream",
     )
     assert 0 < result.duration < 5
 

@@ -115,7 +115,7 @@ def test_petstore_2_choices_a_user_sees() -> None:
         str(n) for n in result.notes
     ]
     assert [str(s) for s in result.skipped] == [
-        "uploadFile: it takes form data (formData): a tool sends its arguments as JSON"
+        "uploadFile: it takes a file (formData): a tool sends no files"
     ]
 
 
@@ -520,10 +520,13 @@ def test_edges_of_real_documents() -> None:
     public operations, cookies, files, names that cannot be placeholders."""
     doc = _read(_edge_document(), url=None)
     assert doc.server_url == "https://api.example/v1"
-    assert [s.label for s in doc.auth_schemes] == ["bearer: Authorization: Bearer …"]
-    assert doc.unsupported_auth == ("basic (http)", "session (apiKey in cookie)")
+    assert [s.label for s in doc.auth_schemes] == [
+        "bearer: Authorization: Bearer …",
+        "basic: HTTP basic",
+    ]
+    assert doc.unsupported_auth == ("session (apiKey in cookie)",)
     result = doc.to_tools(
-        [op.key for op in doc.operations], auth=Auth(doc.scheme(None), "token")
+        [op.key for op in doc.operations], auth=Auth(doc.scheme("bearer"), "token")
     )
     put, drop = result.tools
     assert put["description"] == "Put Replace a thing."
@@ -556,8 +559,8 @@ def test_edges_of_real_documents() -> None:
         "drop: its optional JSON body is left out (a DELETE sends none)"
     ]
     parse_tools(list(result.tools))
-    with pytest.raises(OpenApiError, match="no usable security scheme 'basic'"):
-        doc.scheme("basic")
+    with pytest.raises(OpenApiError, match="no usable security scheme 'session'"):
+        doc.scheme("session")
 
 
 def test_swagger_2_without_host_takes_the_documents() -> None:
@@ -572,3 +575,87 @@ def test_swagger_2_without_host_takes_the_documents() -> None:
     assert doc.server_url == "https://nas.lan:5001/api"
     assert doc.to_tools(["GET /ping"]).tools[0]["name"] == "get_ping"
     assert _read(data, url=None).server_url is None
+
+
+def test_basic_scheme_form_body_and_the_documented_answer() -> None:
+    """HTTP basic becomes `auth` (the secret the password, `<secret>_username`
+    the username); a urlencoded body a form; the documented answer's list
+    of objects suggests the plain fields the model reads."""
+    document = {
+        "openapi": "3.0.3",
+        "info": {"title": "Notes", "version": "1"},
+        "servers": [{"url": "https://notes.example"}],
+        "components": {
+            "securitySchemes": {"login": {"type": "http", "scheme": "basic"}}
+        },
+        "security": [{"login": []}],
+        "paths": {
+            "/notes": {
+                "get": {
+                    "operationId": "listNotes",
+                    "responses": {
+                        "200": {
+                            "description": "ok",
+                            "content": {
+                                "application/json": {
+                                    "schema": {
+                                        "type": "object",
+                                        "properties": {
+                                            "count": {"type": "integer"},
+                                            "results": {
+                                                "type": "array",
+                                                "items": {
+                                                    "type": "object",
+                                                    "properties": {
+                                                        "id": {"type": "integer"},
+                                                        "title": {"type": "string"},
+                                                        "tags": {
+                                                            "type": "array",
+                                                            "items": {"type": "string"},
+                                                        },
+                                                        "owner": {"type": "object"},
+                                                    },
+                                                },
+                                            },
+                                        },
+                                    }
+                                }
+                            },
+                        }
+                    },
+                },
+                "post": {
+                    "operationId": "addNote",
+                    "requestBody": {
+                        "required": True,
+                        "content": {
+                            "application/x-www-form-urlencoded": {
+                                "schema": {
+                                    "type": "object",
+                                    "properties": {"text": {"type": "string"}},
+                                    "required": ["text"],
+                                }
+                            }
+                        },
+                    },
+                    "responses": {"201": {"description": "created"}},
+                },
+            }
+        },
+    }
+    doc = _read(document, url=None)
+    result = doc.to_tools(
+        ["listNotes", "addNote"], auth=Auth(doc.scheme(None), "notes")
+    )
+    listed, added = result.tools
+    auth = {
+        "type": "basic",
+        "username": "{secret:notes_username}",
+        "password": "{secret:notes}",
+    }
+    assert listed["auth"] == added["auth"] == auth
+    assert listed["response"] == {"path": "results", "fields": ["id", "title"]}
+    assert added["body_format"] == "form"
+    assert added["parameters"]["required"] == ["text"]
+    (definition,) = parse_tools([{**added, "name": "add_note"}])
+    assert definition.body_format == "form"

@@ -1,10 +1,14 @@
 """Tool definitions: parse and validate the file format.
 
 A JSON array of objects, one per tool: ``name``, ``description``,
-``parameters``, ``url``, ``method``, ``headers`` (the operating guide's
-fields, section 3), ``timeout``, ``enabled`` and ``verify_ssl``. Every problem
-is collected before raising, each naming the tool and the field. The rules
-are in ``docs/tool-format.md``; :mod:`.fields` checks each field.
+``parameters``, the request (``url``, ``method``, ``headers``, ``body``,
+``body_format``, ``auth``) or ``steps`` of several (:mod:`.steps`), what the
+model reads of the answer (``response``, :mod:`.responses`) and the tool's
+own sentence (``speech``, :mod:`.speech`), ``timeout``, ``enabled``,
+``verify_ssl`` and what the tool does to its server (``read_only``,
+``destructive``, ``idempotent``). Every problem is collected before raising,
+each naming the tool and the field. The rules are in
+``docs/tool-format.md``; :mod:`.fields` checks each field.
 """
 
 from __future__ import annotations
@@ -15,8 +19,11 @@ from dataclasses import dataclass
 import json
 from typing import Any
 
+from .auth import Auth
 from .fields import (
     NAME_RE,
+    REQUEST_FIELDS,
+    SAFE_METHODS,
     FieldProblems,
     check_known_fields,
     declared_properties,
@@ -25,12 +32,23 @@ from .fields import (
     parse_headers,
     parse_method,
     parse_name,
+    parse_optional_flag,
     parse_parameters,
     parse_timeout,
     parse_url,
     type_name,
 )
+from .request_fields import body_templates, parse_auth, parse_body
+from .responses import parse_response
+from .shapes import ResponseShape
+from .speech import check_speech
+from .steps import Step, parse_steps
 from .templates import template_placeholders, template_secrets
+
+# Verbs that change what they address, whole: a tool's `destructive` default.
+DESTRUCTIVE_METHODS = frozenset({"DELETE", "PUT"})
+# Verbs that may be repeated with the same effect (RFC 9110 section 9.2.2).
+IDEMPOTENT_METHODS = frozenset({"PUT", "DELETE"})
 
 
 @dataclass(frozen=True, slots=True)
@@ -67,8 +85,23 @@ class ToolDefinitionError(ValueError):
 
 
 @dataclass(frozen=True, slots=True)
+class Effects:
+    """What a definition says its requests do to their server (None: the
+    default the verbs give)."""
+
+    read_only: bool | None = None
+    destructive: bool | None = None
+    idempotent: bool | None = None
+
+
+@dataclass(frozen=True, slots=True)
 class ToolDefinition:
-    """One validated HTTP tool."""
+    """One validated HTTP tool.
+
+    A composite tool (``steps``) keeps its last step's ``url``, ``method``
+    and ``headers`` here too (the request whose answer the model reads), for
+    callers that show or match a tool by them.
+    """
 
     name: str
     description: str
@@ -81,6 +114,15 @@ class ToolDefinition:
     enabled: bool = True
     # False: the request accepts any TLS certificate (LAN devices).
     verify_ssl: bool = True
+    # A JSON template of the body (None: the leftover arguments, by the verb).
+    body: Any = None
+    body_format: str = "json"
+    auth: Auth | None = None
+    # Several requests in order (a composite tool); empty: the one above.
+    steps: tuple[Step, ...] = ()
+    response: ResponseShape | None = None
+    speech: str | None = None
+    effects: Effects = Effects()
 
     def as_dict(self) -> dict[str, Any]:
         """Back to the file format; round-trips through :func:`parse_tools`."""
@@ -88,30 +130,107 @@ class ToolDefinition:
             "name": self.name,
             "description": self.description,
             "parameters": copy.deepcopy(self.parameters),
-            "url": self.url,
-            "method": self.method,
         }
-        if self.headers:
-            data["headers"] = dict(self.headers)
+        if self.steps:
+            data["steps"] = [copy.deepcopy(step.as_dict()) for step in self.steps]
+        else:
+            data["url"] = self.url
+            data["method"] = self.method
+            if self.headers:
+                data["headers"] = dict(self.headers)
+            if self.body is not None:
+                data["body"] = copy.deepcopy(self.body)
+            if self.body_format != "json":
+                data["body_format"] = self.body_format
+            if self.auth is not None:
+                data["auth"] = self.auth.as_dict()
+        if self.response is not None:
+            data["response"] = self.response.as_dict()
+        if self.speech is not None:
+            data["speech"] = self.speech
         if self.timeout is not None:
             data["timeout"] = self.timeout
         if not self.enabled:
             data["enabled"] = False
         if not self.verify_ssl:
             data["verify_ssl"] = False
+        for key in ("read_only", "destructive", "idempotent"):
+            if (value := getattr(self.effects, key)) is not None:
+                data[key] = value
         return data
 
     @property
+    def requests(self) -> tuple[Step, ...]:
+        """The requests a call sends, in order: the steps, or the tool's own."""
+        if self.steps:
+            return self.steps
+        own = Step(
+            self.name,
+            self.url,
+            self.method,
+            self.headers,
+            self.body,
+            self.body_format,
+            self.auth,
+        )
+        return (own,)
+
+    @property
+    def read_only(self) -> bool:
+        """The tool changes nothing on its server: as declared, else every
+        request's verb only reads (GET, HEAD, OPTIONS, TRACE)."""
+        if self.effects.read_only is not None:
+            return self.effects.read_only
+        return all(step.method.upper() in SAFE_METHODS for step in self.requests)
+
+    @property
+    def destructive(self) -> bool:
+        """The tool may delete or overwrite: as declared, else a tool that is
+        not read-only and sends a DELETE or a PUT."""
+        if self.effects.destructive is not None:
+            return self.effects.destructive
+        return not self.read_only and any(
+            step.method.upper() in DESTRUCTIVE_METHODS for step in self.requests
+        )
+
+    @property
+    def idempotent(self) -> bool:
+        """Calling it twice does what calling it once does: as declared, else
+        a read-only tool, or one whose every verb is a PUT or a DELETE (an
+        action sent as GET is not assumed so: a message sent twice is two)."""
+        if self.effects.idempotent is not None:
+            return self.effects.idempotent
+        return self.read_only or all(
+            step.method.upper() in IDEMPOTENT_METHODS for step in self.requests
+        )
+
+    @property
     def placeholders(self) -> frozenset[str]:
-        """Names used as placeholders in the URL and in header values."""
-        return template_placeholders(self.url) | self.header_placeholders
+        """Names used as placeholders (URL, header values, body; every step)."""
+        names: frozenset[str] = frozenset()
+        for step in self.requests:
+            names |= template_placeholders(step.url)
+            for value in step.headers.values():
+                names |= template_placeholders(value)
+            for _, text in body_templates(step.body):
+                names |= template_placeholders(text)
+        return names
 
     @property
     def secret_references(self) -> dict[str, frozenset[str]]:
-        """The ``{secret:name}`` names each field uses (``url``, ``headers.X``)."""
-        found = {"url": template_secrets(self.url)}
-        for key, value in self.headers.items():
-            found[f"headers.{key}"] = template_secrets(value)
+        """The ``{secret:name}`` names each field uses (``url``, ``headers.X``,
+        ``body.token``, ``auth.password``; ``steps[1].url`` in a composite)."""
+        found: dict[str, frozenset[str]] = {}
+        for index, step in enumerate(self.requests):
+            prefix = f"steps[{index}]." if self.steps else ""
+            found[f"{prefix}url"] = template_secrets(step.url)
+            for key, value in step.headers.items():
+                found[f"{prefix}headers.{key}"] = template_secrets(value)
+            for place, text in body_templates(step.body, f"{prefix}body"):
+                found[place] = template_secrets(text)
+            if step.auth is not None:
+                found[f"{prefix}auth.username"] = template_secrets(step.auth.username)
+                found[f"{prefix}auth.password"] = template_secrets(step.auth.password)
         return {field: names for field, names in found.items() if names}
 
     @property
@@ -124,10 +243,11 @@ class ToolDefinition:
 
     @property
     def header_placeholders(self) -> frozenset[str]:
-        """Names used in header values only (secrets: callers redact them)."""
+        """Names used in header values (secrets: callers redact them)."""
         names: frozenset[str] = frozenset()
-        for value in self.headers.values():
-            names |= template_placeholders(value)
+        for step in self.requests:
+            for value in step.headers.values():
+                names |= template_placeholders(value)
         return names
 
 
@@ -147,16 +267,44 @@ def _parse_one(
     before = out.count
     parameters = parse_parameters(raw.get("parameters"), out)
     declared = declared_properties(parameters) if out.count == before else None
-    url = parse_url(raw.get("url"), declared, out)
-    method = parse_method(raw.get("method"), out)
-    headers = parse_headers(raw.get("headers"), declared, out)
+    steps: tuple[Step, ...] = ()
+    body: Any = None
+    body_format = "json"
+    auth: Auth | None = None
+    if raw.get("steps") is not None:
+        for key in REQUEST_FIELDS:
+            if raw.get(key) is not None:
+                out.add(key, "not allowed with steps: each step has its own")
+        steps = parse_steps(raw["steps"], declared, out)
+        last = steps[-1] if steps else None
+        url = last.url if last else None
+        method = last.method if last else None
+        headers = dict(last.headers) if last else {}
+    else:
+        url = parse_url(raw.get("url"), declared, out)
+        method = parse_method(raw.get("method"), out)
+        headers = parse_headers(raw.get("headers"), declared, out)
+        body, body_format = parse_body(
+            raw.get("body"), raw.get("body_format"), method, declared, out
+        )
+        auth = parse_auth(raw.get("auth"), out)
+    names = tuple(step.name for step in steps)
+    response = parse_response(raw.get("response"), out, steps=names)
+    speech = check_speech(raw.get("speech"), out)
     timeout = parse_timeout(raw.get("timeout"), out)
     enabled = parse_flag(raw.get("enabled"), "enabled", out)
     verify_ssl = parse_flag(raw.get("verify_ssl"), "verify_ssl", out)
-    problems.extend(DefinitionProblem(index, tool, f, m) for f, m in out.found)
+    effects = Effects(
+        parse_optional_flag(raw.get("read_only"), "read_only", out),
+        parse_optional_flag(raw.get("destructive"), "destructive", out),
+        parse_optional_flag(raw.get("idempotent"), "idempotent", out),
+    )
+    if effects.read_only and effects.destructive:
+        out.add("destructive", "a read-only tool destroys nothing")
     if out.count or parsed_name is None or url is None or method is None:
+        problems.extend(DefinitionProblem(index, tool, f, m) for f, m in out.found)
         return None
-    return ToolDefinition(
+    definition = ToolDefinition(
         name=parsed_name,
         description=description,
         parameters=parameters,
@@ -166,7 +314,25 @@ def _parse_one(
         timeout=timeout,
         enabled=enabled,
         verify_ssl=verify_ssl,
+        body=body,
+        body_format=body_format,
+        auth=auth,
+        steps=steps,
+        response=response,
+        speech=speech,
+        effects=effects,
     )
+    if body is not None or steps:
+        # Only placeholders place an argument then: one no placeholder uses
+        # would be asked of the model and sent nowhere.
+        for unused in sorted((declared or set()) - definition.placeholders):
+            out.add(
+                f"parameters.properties.{unused}",
+                "no placeholder uses it: with a body template or steps, an "
+                "argument is sent only where a placeholder puts it",
+            )
+    problems.extend(DefinitionProblem(index, tool, f, m) for f, m in out.found)
+    return None if out.count else definition
 
 
 def parse_tools(data: object) -> list[ToolDefinition]:

@@ -18,9 +18,12 @@ from typing import Any
 from .schemas import check_schema
 from .templates import (
     PLACEHOLDER_NAME_RE,
+    Placeholder,
+    Reference,
     parse_template,
     parse_url_template,
     template_placeholders,
+    url_sections,
 )
 
 DEFAULT_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
@@ -35,10 +38,27 @@ KNOWN_FIELDS = (
     "url",
     "method",
     "headers",
+    "body",
+    "body_format",
+    "auth",
+    "steps",
+    "response",
+    "speech",
     "timeout",
     "enabled",
     "verify_ssl",
+    "read_only",
+    "destructive",
+    "idempotent",
 )
+# The fields of one request: at the top, or in each step of `steps`.
+REQUEST_FIELDS = ("url", "method", "headers", "body", "body_format", "auth")
+
+# Verbs whose leftover arguments go in the query (today's rule, kept).
+QUERY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "DELETE"})
+# Verbs that only read (RFC 9110 "safe"): a tool's `read_only` default.
+SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
+BODY_FORMATS = ("json", "form", "text")
 
 NAME_RE = PLACEHOLDER_NAME_RE  # tool names and placeholders: one rule
 # RFC 9110 section 5.6.2: token = 1*tchar
@@ -92,7 +112,7 @@ class FieldProblems:
         self.found.append((field, message))
 
 
-def _string(
+def string_field(
     raw: object, field: str, out: FieldProblems, *, default: str | None = None
 ) -> str | None:
     """``raw`` when it is a string; ``default`` when absent (None: required)."""
@@ -119,7 +139,7 @@ def check_known_fields(raw: Mapping[Any, Any], out: FieldProblems) -> None:
 
 def parse_name(raw: object, out: FieldProblems) -> str | None:
     """The tool's name."""
-    name = _string(raw, "name", out)
+    name = string_field(raw, "name", out)
     if name is None:
         return None
     if NAME_RE.fullmatch(name) is None:
@@ -138,7 +158,7 @@ def parse_name(raw: object, out: FieldProblems) -> str | None:
 
 def parse_description(raw: object, out: FieldProblems) -> str:
     """What the model reads about the tool (empty when absent)."""
-    return _string(raw, "description", out, default="") or ""
+    return string_field(raw, "description", out, default="") or ""
 
 
 def parse_parameters(raw: object, out: FieldProblems) -> dict[str, Any]:
@@ -221,57 +241,125 @@ def _check_placeholders(
         out.add(field, f"placeholder '{{{name}}}' names no declared parameter")
 
 
-def parse_url(raw: object, declared: set[str] | None, out: FieldProblems) -> str | None:
-    """The URL template; its placeholders checked when ``declared`` is known."""
-    url = _string(raw, "url", out)
+def check_references(
+    text: str, earlier: tuple[str, ...] | None, field: str, out: FieldProblems
+) -> None:
+    """Refuse step references to no earlier step (``earlier`` None: the tool
+    has no steps)."""
+    try:
+        parts = parse_template(text)
+    except ValueError:
+        return
+    for part in parts:
+        if not isinstance(part, Reference) or (
+            earlier is not None and part.step in earlier
+        ):
+            continue
+        if earlier is None:
+            out.add(
+                field,
+                f"'{{{part.text}}}' reads a step's response, but the tool has no steps",
+            )
+        elif earlier:
+            names = ", ".join(f"'{name}'" for name in earlier)
+            out.add(
+                field,
+                f"'{{{part.text}}}' names no earlier step (before this one: {names})",
+            )
+        else:
+            out.add(
+                field,
+                f"'{{{part.text}}}' names no earlier step (this is the first step)",
+            )
+
+
+def check_template(
+    text: str,
+    declared: set[str] | None,
+    earlier: tuple[str, ...] | None,
+    field: str,
+    out: FieldProblems,
+) -> None:
+    """A template's placeholders (against ``declared`` when known) and step
+    references (against ``earlier``)."""
+    if declared is not None:
+        _check_placeholders(template_placeholders(text), declared, field, out)
+    check_references(text, earlier, field, out)
+
+
+def parse_url(
+    raw: object,
+    declared: set[str] | None,
+    out: FieldProblems,
+    *,
+    field: str = "url",
+    earlier: tuple[str, ...] | None = None,
+) -> str | None:
+    """The URL template; its placeholders checked when ``declared`` is known,
+    its step references against the ``earlier`` steps."""
+    url = string_field(raw, field, out)
     if url is None:
         return None
     if not url.strip():
-        out.add("url", "must not be empty")
+        out.add(field, "must not be empty")
         return None
     if url != url.strip():
-        out.add("url", "must not start or end with whitespace")
+        out.add(field, "must not start or end with whitespace")
         return None
     if HEADER_CONTROL_RE.search(url) or "\t" in url:
-        out.add("url", "must not contain control characters")
+        out.add(field, "must not contain control characters")
         return None
     try:
-        parse_url_template(url)
+        template = parse_url_template(url)
     except ValueError as err:
-        out.add("url", str(err))
+        out.add(field, str(err))
         return None
-    if declared is not None:
-        _check_placeholders(template_placeholders(url), declared, "url", out)
+    for part in url_sections(template.rest).path:
+        if isinstance(part, (Placeholder, Reference)) and part.optional:
+            what = part.name if isinstance(part, Placeholder) else part.text
+            out.add(
+                field,
+                f"'{{{what}?}}': an optional placeholder cannot stand in the path "
+                "(only in the query, headers and body)",
+            )
+    check_template(url, declared, earlier, field, out)
     return url
 
 
-def parse_method(raw: object, out: FieldProblems) -> str | None:
+def parse_method(
+    raw: object, out: FieldProblems, *, field: str = "method"
+) -> str | None:
     """The HTTP method, upper-cased."""
-    text = _string(raw, "method", out, default=DEFAULT_METHOD)
+    text = string_field(raw, field, out, default=DEFAULT_METHOD)
     if text is None:
         return None
     method = http_method(text)
     if method is None:
-        out.add("method", f"'{text}' is not a valid HTTP method (RFC 9110 token)")
+        out.add(field, f"'{text}' is not a valid HTTP method (RFC 9110 token)")
     return method
 
 
 def parse_headers(
-    raw: object, declared: set[str] | None, out: FieldProblems
+    raw: object,
+    declared: set[str] | None,
+    out: FieldProblems,
+    *,
+    prefix: str = "",
+    earlier: tuple[str, ...] | None = None,
 ) -> dict[str, str]:
     """The headers; placeholders in values checked when ``declared`` is known."""
     if raw is None:
         return {}
     if not isinstance(raw, Mapping):
-        out.add("headers", f"must be an object, got {type_name(raw)}")
+        out.add(f"{prefix}headers", f"must be an object, got {type_name(raw)}")
         return {}
     headers: dict[str, str] = {}
     seen: dict[str, str] = {}
     for key, value in raw.items():
         if not isinstance(key, str) or TOKEN_RE.fullmatch(key) is None:
-            out.add("headers", f"'{key}' is not a valid header name")
+            out.add(f"{prefix}headers", f"'{key}' is not a valid header name")
             continue
-        field = f"headers.{key}"
+        field = f"{prefix}headers.{key}"
         if key.lower() in seen:
             out.add(field, f"duplicates header '{seen[key.lower()]}'")
             continue
@@ -287,8 +375,7 @@ def parse_headers(
         except ValueError as err:
             out.add(field, str(err))
             continue
-        if declared is not None:
-            _check_placeholders(template_placeholders(value), declared, field, out)
+        check_template(value, declared, earlier, field, out)
         headers[key] = value
     return headers
 
@@ -315,3 +402,11 @@ def parse_flag(raw: object, field: str, out: FieldProblems) -> bool:
         out.add(field, f"must be true or false, got {type_name(raw)}")
         return True
     return raw
+
+
+def parse_optional_flag(raw: object, field: str, out: FieldProblems) -> bool | None:
+    """A boolean field whose default is derived (None: absent)."""
+    if raw is None or isinstance(raw, bool):
+        return raw
+    out.add(field, f"must be true or false, got {type_name(raw)}")
+    return None

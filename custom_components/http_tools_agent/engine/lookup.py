@@ -105,8 +105,8 @@ def collection_path(definition: ToolDefinition) -> tuple[str, str] | None:
 def lister_of(
     definition: ToolDefinition, definitions: Iterable[ToolDefinition]
 ) -> ToolDefinition | None:
-    """The `GET` tool of the collection a tool changes an item of, when
-    exactly one is offered."""
+    """The read-only tool of the collection a tool changes an item of (its
+    URL is the collection's), when exactly one is offered."""
     collection = collection_path(definition)
     if collection is None:
         return None
@@ -114,7 +114,8 @@ def lister_of(
     found = [
         other
         for other in definitions
-        if other.method.upper() == "GET"
+        if other.read_only
+        and not other.steps
         and other.url.split("?", 1)[0].rstrip("/") == head
         and not _required(other)
     ]

@@ -2,12 +2,16 @@
 
 Placeholders take their arguments' values (percent-encoded in the URL, so no
 value can change the server, the path's structure, the query or the
-fragment); ``{secret:name}`` takes the caller's secret, never an argument
-(also percent-encoded in the URL); the remaining arguments go to the query for ``GET``, ``HEAD``,
-``OPTIONS``, ``TRACE`` and ``DELETE`` and to a JSON body for every other
+fragment; encoded for the body's format, so none can change the body's
+structure either); ``{secret:name}`` takes the caller's secret, never an
+argument; ``{step.path}`` takes a value of an earlier step's response; a
+header, query parameter or body field whose ``{name?}`` placeholders are all
+absent is left out. Without a ``body`` template the remaining arguments go
+to the query for ``GET``, ``HEAD``, ``OPTIONS``, ``TRACE`` and ``DELETE`` and
+to a JSON body (or a form, with ``"body_format": "form"``) for every other
 verb. A request that cannot be built raises :class:`RequestBuildError` with
-the text the model receives; no partial request is ever built. The rules are
-in ``docs/tool-format.md`` ("How a call becomes a request").
+the text the model receives; no partial request is ever built. The rules
+are in ``docs/tool-format.md`` ("How a call becomes a request").
 """
 
 from __future__ import annotations
@@ -15,23 +19,54 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass
 import json
-import math
 import re
 from typing import Any
 from urllib.parse import quote
 
+from .auth import Credentials
 from .definitions import ToolDefinition
-from .fields import HEADER_CONTROL_RE, http_method
+from .fields import HEADER_CONTROL_RE, QUERY_METHODS, http_method
+from .rendering import (
+    ABSENT,
+    Renderer,
+    RequestBuildError,
+    invalid_value,
+    missing_argument,
+    render_value,
+    template_of,
+    text_pairs,
+)
+from .request_bodies import cannot_send_json, form_body, form_pairs, json_value
+from .request_fields import body_templates
+from .steps import Step
 from .templates import (
     Placeholder,
+    Reference,
     Secret,
     TemplatePart,
     parse_template,
     parse_url_template,
+    url_sections,
 )
 
-QUERY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "DELETE"})
+__all__ = [
+    "JSON_CONTENT_TYPE",
+    "QUERY_METHODS",
+    "PreparedRequest",
+    "RequestBuildError",
+    "build_request",
+    "check_arguments_present",
+    "render_value",
+]
+
 JSON_CONTENT_TYPE = "application/json"
+FORM_CONTENT_TYPE = "application/x-www-form-urlencoded"
+TEXT_CONTENT_TYPE = "text/plain; charset=utf-8"
+_CONTENT_TYPES = {
+    "json": JSON_CONTENT_TYPE,
+    "form": FORM_CONTENT_TYPE,
+    "text": TEXT_CONTENT_TYPE,
+}
 
 _LONE_PERCENT_RE = re.compile(r"%(?![0-9A-Fa-f]{2})")
 # Characters kept literal in the template's own text: reserved + "%" (+ "~").
@@ -48,54 +83,17 @@ class PreparedRequest:
     json_body: Any | None
     # The secret values in the request: never to appear in a text.
     secret_values: tuple[str, ...] = ()
+    # A form or text body, encoded (json_body is None then).
+    content: bytes | None = None
+    auth: Credentials | None = None
 
     def body(self) -> bytes | None:
-        """The body as compact UTF-8 JSON, ``None`` when there is none."""
+        """The body's bytes (JSON compact UTF-8), ``None`` when there is none."""
         if self.json_body is None:
-            return None
+            return self.content
         return json.dumps(
             self.json_body, ensure_ascii=False, separators=(",", ":")
         ).encode("utf-8")
-
-
-class RequestBuildError(Exception):
-    """The request cannot be built; ``text`` is what the model receives."""
-
-    def __init__(self, text: str, reason: str | None = None) -> None:
-        """Keep the model-facing text (it starts with ``Error: ``).
-
-        ``reason`` is the short form for logs and diagnostics; by default the
-        text without its ``Error: `` prefix.
-        """
-        super().__init__(text)
-        self.text = text
-        self.reason = reason if reason is not None else text.removeprefix("Error: ")
-
-
-class _InvalidValue(ValueError):
-    """A value that cannot be rendered."""
-
-
-def render_value(value: Any) -> str:
-    """Render an argument as text for a URL or a header value."""
-    if isinstance(value, str):
-        return value
-    if isinstance(value, bool):
-        return "true" if value else "false"
-    if isinstance(value, int):
-        return str(value)
-    if isinstance(value, float):
-        if not math.isfinite(value):
-            raise _InvalidValue("numbers must be finite")
-        if value.is_integer():
-            return str(int(value))
-        return repr(value)
-    try:
-        return json.dumps(
-            value, ensure_ascii=False, separators=(",", ":"), allow_nan=False
-        )
-    except TypeError, ValueError:
-        raise _InvalidValue("the value cannot be sent as text") from None
 
 
 def _encode(text: str) -> str:
@@ -107,71 +105,18 @@ def _encode_literal(text: str) -> str:
     return quote(_LONE_PERCENT_RE.sub("%25", text), safe=_LITERAL_SAFE)
 
 
-def _invalid(name: str, definition: ToolDefinition, why: str) -> RequestBuildError:
-    return RequestBuildError(
-        f"Error: invalid value for argument '{name}' in tool '{definition.name}': {why}"
-    )
-
-
-def _missing(name: str, definition: ToolDefinition) -> RequestBuildError:
-    return RequestBuildError(
-        f"Error: missing required argument '{name}' for tool '{definition.name}'"
-    )
-
-
-class _Renderer:
-    """Render placeholders, remembering which arguments were consumed."""
-
-    def __init__(
-        self,
-        definition: ToolDefinition,
-        arguments: Mapping[str, Any],
-        secrets: Mapping[str, str],
-    ):
-        self.definition = definition
-        self.arguments = arguments
-        self.secrets = secrets
-        self.consumed: set[str] = set()
-        self.secret_values: list[str] = []
-
-    def secret(self, name: str) -> str:
-        """The secret ``name``: only the caller's secrets, never an argument."""
-        value = self.secrets.get(name)
-        if not isinstance(value, str) or not value:
-            raise RequestBuildError(
-                f"Error: secret '{name}' of tool '{self.definition.name}' "
-                "is not defined",
-                f"secret '{name}' is not defined",
-            )
-        if HEADER_CONTROL_RE.search(value):
-            raise RequestBuildError(
-                f"Error: secret '{name}' of tool '{self.definition.name}' "
-                "contains control characters",
-                f"secret '{name}' contains control characters",
-            )
-        self.secret_values.append(value)
-        return value
-
-    def value(self, name: str) -> str:
-        value = self.arguments.get(name)
-        if value is None:
-            raise _missing(name, self.definition)
-        self.consumed.add(name)
-        try:
-            return render_value(value)
-        except _InvalidValue as err:
-            raise _invalid(name, self.definition, str(err)) from None
-
-
 # An encoded value with `..` next to a slash or backslash (`..%2Fadmin`).
 _DOT_SEGMENT = re.compile(r"(^|%2F|%5C)\.\.($|%2F|%5C)", re.IGNORECASE)
 
 
+type _Source = str | Reference | None
+
+
 def _check_segments(
-    pieces: list[tuple[str, str | None]], definition: ToolDefinition
+    pieces: list[tuple[str, _Source]], definition: ToolDefinition
 ) -> None:
     """Refuse values making a whole path segment '', '.' or '..'."""
-    segments: list[tuple[str, str | None]] = [("", None)]
+    segments: list[tuple[str, _Source]] = [("", None)]
     for text, source in pieces:
         if source is not None:
             current, _ = segments[-1]
@@ -187,104 +132,106 @@ def _check_segments(
         if segment in (".", "..") or _DOT_SEGMENT.search(segment):
             # `..%2F` is safe by RFC 3986, but servers that decode %2F before
             # normalising the path would climb out of it.
-            raise _invalid(
+            raise invalid_value(
                 source, definition, "'.' and '..' are not allowed as a URL path segment"
             )
         if not segment:
-            raise _invalid(
+            raise invalid_value(
                 source, definition, "an empty value cannot fill a URL path segment"
             )
 
 
+def _split_params(parts: tuple[TemplatePart, ...]) -> list[tuple[TemplatePart, ...]]:
+    """A query's parts, one group per ``&``-separated parameter."""
+    groups: list[list[TemplatePart]] = [[]]
+    for part in parts:
+        if not isinstance(part, str):
+            groups[-1].append(part)
+            continue
+        first, *others = part.split("&")
+        if first:
+            groups[-1].append(first)
+        for piece in others:
+            groups.append([piece] if piece else [])
+    return [tuple(group) for group in groups]
+
+
+def _encoded(parts: tuple[TemplatePart, ...], renderer: Renderer) -> str:
+    """Query or fragment parts: values encoded, the template's text kept."""
+    out: list[str] = []
+    for part in parts:
+        if isinstance(part, Secret):
+            out.append(_encode(renderer.secret(part.name)))
+        elif isinstance(part, (Placeholder, Reference)):
+            out.append(_encode(renderer.text(part)))
+        else:
+            out.append(_encode_literal(part))
+    return "".join(out)
+
+
 def _build_url(
-    definition: ToolDefinition, renderer: _Renderer
+    definition: ToolDefinition, step: Step, renderer: Renderer
 ) -> tuple[str, str, bool, str | None]:
     """Return (origin + path, query, has_query, fragment or None)."""
     try:
-        template = parse_url_template(definition.url)
+        template = parse_url_template(step.url)
     except ValueError as err:
         raise RequestBuildError(
             f"Error: invalid URL for tool '{definition.name}': {err}"
         ) from None
-    state = "path"
-    path: list[tuple[str, str | None]] = []
-    query: list[str] = []
-    fragment: list[str] = []
-    has_query = False
-    for part in template.rest:
-        if isinstance(part, (Placeholder, Secret)):
-            is_value = isinstance(part, Placeholder)
-            raw = renderer.value(part.name) if is_value else renderer.secret(part.name)
-            encoded = _encode(raw)
-            if state == "path":
-                # A secret is the user's own text: no segment checks.
-                path.append((encoded, part.name if is_value else None))
-            elif state == "query":
-                query.append(encoded)
-            else:
-                fragment.append(encoded)
-            continue
-        text = part
-        if state == "path":
-            cut = min(
-                (pos for pos in (text.find("?"), text.find("#")) if pos != -1),
-                default=-1,
-            )
-            if cut == -1:
-                path.append((_encode_literal(text), None))
-                continue
-            path.append((_encode_literal(text[:cut]), None))
-            if text[cut] == "?":
-                state, has_query = "query", True
-            else:
-                state = "fragment"
-            text = text[cut + 1 :]
-        if state == "query":
-            cut = text.find("#")
-            if cut == -1:
-                query.append(_encode_literal(text))
-                continue
-            query.append(_encode_literal(text[:cut]))
-            state = "fragment"
-            text = text[cut + 1 :]
-        fragment.append(_encode_literal(text))
+    sections = url_sections(template.rest)
+    path: list[tuple[str, _Source]] = []
+    for part in sections.path:
+        if isinstance(part, Secret):
+            # A secret is the user's own text: no segment checks, and `:`
+            # and `@` stay as RFC 3986 allows them in a path (a Telegram bot
+            # token is `123456:ABC...`).
+            path.append((quote(renderer.secret(part.name), safe=":@"), None))
+        elif isinstance(part, (Placeholder, Reference)):
+            source = part.name if isinstance(part, Placeholder) else part
+            path.append((_encode(renderer.text(part)), source))
+        else:
+            path.append((_encode_literal(part), None))
     _check_segments(path, definition)
+    query = ""
+    has_query = sections.query is not None
+    if sections.query is not None:
+        groups = _split_params(sections.query)
+        kept = [group for group in groups if not renderer.left_out(group)]
+        query = "&".join(_encoded(group, renderer) for group in kept)
+        # `?title={title?}` with no title: no `?` either.
+        has_query = bool(query) or len(kept) == len(groups)
+    fragment: str | None = None
+    if sections.fragment is not None and not renderer.left_out(sections.fragment):
+        fragment = _encoded(sections.fragment, renderer)
     base = template.origin + "".join(text for text, _ in path)
-    frag = "".join(fragment) if state == "fragment" else None
-    return base, "".join(query), has_query, frag
+    return base, query, has_query, fragment
 
 
 def _query_pairs(remaining: Mapping[str, Any], definition: ToolDefinition) -> list[str]:
-    pairs: list[str] = []
-    for key, value in remaining.items():
-        values = value if isinstance(value, (list, tuple)) else [value]
-        for item in values:
-            if item is None:
-                continue
-            try:
-                text = render_value(item)
-            except _InvalidValue as err:
-                raise _invalid(key, definition, str(err)) from None
-            pairs.append(f"{_encode(key)}={_encode(text)}")
-    return pairs
+    return [f"{_encode(k)}={_encode(v)}" for k, v in text_pairs(remaining, definition)]
 
 
 def _render_header(
-    value: str, name: str, definition: ToolDefinition, renderer: _Renderer
-) -> str:
+    value: str, name: str, definition: ToolDefinition, renderer: Renderer
+) -> str | None:
+    """The header's value; None when it is left out."""
     try:
         parts: tuple[TemplatePart, ...] = parse_template(value)
     except ValueError as err:
         raise RequestBuildError(
             f"Error: invalid header '{name}' for tool '{definition.name}': {err}"
         ) from None
+    if renderer.left_out(parts):
+        return None
     out: list[str] = []
     for part in parts:
-        if isinstance(part, Placeholder):
-            text = renderer.value(part.name)
+        if isinstance(part, (Placeholder, Reference)):
+            text = renderer.text(part)
             if HEADER_CONTROL_RE.search(text):
-                raise _invalid(
-                    part.name,
+                source = part.name if isinstance(part, Placeholder) else part
+                raise invalid_value(
+                    source,
                     definition,
                     "header values cannot contain control characters (CR, LF, NUL)",
                 )
@@ -301,20 +248,70 @@ def _render_header(
     return "".join(out)
 
 
+def _credentials(
+    step: Step, definition: ToolDefinition, renderer: Renderer
+) -> Credentials | None:
+    if step.auth is None:
+        return None
+    try:
+        username = renderer.join(parse_template(step.auth.username))
+        password = renderer.join(parse_template(step.auth.password))
+    except ValueError:
+        raise RequestBuildError(
+            f"Error: invalid auth for tool '{definition.name}'"
+        ) from None
+    if ":" in username:
+        raise RequestBuildError(
+            f"Error: invalid auth for tool '{definition.name}': the username "
+            "must not contain ':'"
+        )
+    credentials = Credentials(step.auth.type, username, password)
+    renderer.secret_values.extend(credentials.hidden())
+    return credentials
+
+
+def check_arguments_present(
+    definition: ToolDefinition, arguments: Mapping[str, Any]
+) -> None:
+    """Raise the missing-argument error of the first required placeholder of
+    any step that has no value: a composite call never starts when a later
+    step could not be built for want of an argument."""
+    for step in definition.requests:
+        texts = [step.url, *step.headers.values()]
+        texts += [text for _, text in body_templates(step.body)]
+        for text in texts:
+            try:
+                parts = parse_template(text)
+            except ValueError:
+                continue
+            for part in parts:
+                if (
+                    isinstance(part, Placeholder)
+                    and not part.optional
+                    and arguments.get(part.name) is None
+                ):
+                    raise missing_argument(part.name, definition)
+
+
 def build_request(
     definition: ToolDefinition,
     arguments: Mapping[str, Any],
     secrets: Mapping[str, str] | None = None,
+    *,
+    step: Step | None = None,
+    earlier: Mapping[str, Any] | None = None,
 ) -> PreparedRequest:
     """Build the request for one call; raise :class:`RequestBuildError`.
 
     ``secrets`` fill the ``{secret:name}`` references; arguments never do.
+    ``step`` is the request of a composite tool to build (default: the
+    first), ``earlier`` the JSON of the steps before it, by name.
     """
-    method = http_method(definition.method)
+    step = step if step is not None else definition.requests[0]
+    method = http_method(step.method)
     if method is None:  # a definition built by hand: parse_tools refuses it
         raise RequestBuildError(
-            f"Error: invalid HTTP method '{definition.method}' "
-            f"for tool '{definition.name}'",
+            f"Error: invalid HTTP method '{step.method}' for tool '{definition.name}'",
             "invalid HTTP method",
         )
     if not isinstance(arguments, Mapping) or not all(
@@ -326,34 +323,59 @@ def build_request(
     required = definition.parameters.get("required")
     for name in required if isinstance(required, list) else ():
         if isinstance(name, str) and arguments.get(name) is None:
-            raise _missing(name, definition)
-    renderer = _Renderer(definition, arguments, secrets or {})
-    base, query, has_query, fragment = _build_url(definition, renderer)
-    headers = {
-        name: _render_header(value, name, definition, renderer)
-        for name, value in definition.headers.items()
-    }
-    remaining = {
-        key: value for key, value in arguments.items() if key not in renderer.consumed
-    }
+            raise missing_argument(name, definition)
+    renderer = Renderer(definition, arguments, secrets or {}, earlier or {})
+    base, query, has_query, fragment = _build_url(definition, step, renderer)
+    headers: dict[str, str] = {}
+    for name, value in step.headers.items():
+        if (rendered := _render_header(value, name, definition, renderer)) is not None:
+            headers[name] = rendered
     json_body: Any | None = None
-    if method in QUERY_METHODS:
-        pairs = _query_pairs(remaining, definition)
-        if pairs:
-            if query and not query.endswith("&"):
-                query += "&"
-            query += "&".join(pairs)
-            has_query = True
-    else:
-        try:
-            json.dumps(remaining, allow_nan=False)
-        except TypeError, ValueError:
-            raise RequestBuildError(
-                f"Error: arguments for tool '{definition.name}' cannot be sent as JSON"
-            ) from None
-        json_body = remaining
-        if not any(name.lower() == "content-type" for name in headers):
-            headers["Content-Type"] = JSON_CONTENT_TYPE
+    content: bytes | None = None
+    body_format = step.body_format
+    if step.body is not None:
+        if body_format == "text":
+            if isinstance(step.body, str):
+                parts = template_of(step.body, definition)
+                if not renderer.left_out(parts):
+                    content = renderer.join(parts).encode("utf-8")
+        elif body_format == "form":
+            if isinstance(step.body, Mapping):
+                content = form_body(form_pairs(step.body, definition, renderer))
+        else:
+            rendered = json_value(step.body, definition, renderer)
+            if rendered is not ABSENT:
+                try:
+                    json.dumps(rendered, allow_nan=False)
+                except TypeError, ValueError:
+                    raise cannot_send_json(definition) from None
+                json_body = rendered
+    elif not definition.steps:
+        # No template: what no placeholder used follows the verb.
+        remaining = {
+            key: value
+            for key, value in arguments.items()
+            if key not in renderer.consumed
+        }
+        if method in QUERY_METHODS:
+            if pairs := _query_pairs(remaining, definition):
+                if query and not query.endswith("&"):
+                    query += "&"
+                query += "&".join(pairs)
+                has_query = True
+        elif body_format == "form":
+            content = form_body(text_pairs(remaining, definition))
+        else:
+            try:
+                json.dumps(remaining, allow_nan=False)
+            except TypeError, ValueError:
+                raise cannot_send_json(definition) from None
+            json_body = remaining
+    if (json_body is not None or content is not None) and not any(
+        name.lower() == "content-type" for name in headers
+    ):
+        headers["Content-Type"] = _CONTENT_TYPES.get(body_format, JSON_CONTENT_TYPE)
+    credentials = _credentials(step, definition, renderer)
     url = base
     if has_query:
         url += "?" + query
@@ -365,4 +387,6 @@ def build_request(
         headers=headers,
         json_body=json_body,
         secret_values=tuple(renderer.secret_values),
+        content=content,
+        auth=credentials,
     )

@@ -1,11 +1,14 @@
-"""``{placeholder}`` templates for tool URLs and header values.
+"""``{placeholder}`` templates for tool URLs, header values and bodies.
 
 ``{name}`` is a placeholder (1-64 letters, digits, ``_`` or ``-``: the rule of
-tool names) that a call's argument fills; ``{secret:name}`` is a secret that
-only the caller's secrets fill, never an argument; ``{{`` and ``}}`` are
-literal braces; any other brace is an error. A URL template keeps its scheme
-and host fixed: placeholders and secrets may stand in its path, query and
-fragment only, so the model never chooses the server.
+tool names) that a call's argument fills; ``{name?}`` is an optional one (what
+holds it is left out when the argument is absent); ``{secret:name}`` is a
+secret that only the caller's secrets fill, never an argument;
+``{step.path}`` (``{geocode.results[0].latitude}``, :mod:`.paths`) is a value
+of an earlier step's response in a composite tool, optional too with a ``?``;
+``{{`` and ``}}`` are literal braces; any other brace is an error. A URL
+template keeps its scheme and host fixed: placeholders and secrets may stand
+in its path, query and fragment only, so the model never chooses the server.
 """
 
 from __future__ import annotations
@@ -16,15 +19,18 @@ import re
 
 from yarl import URL
 
+from .paths import Key, Path, format_path, parse_path
+
 # What OpenAI accepts as a tool name; placeholders follow the same rule.
 PLACEHOLDER_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
 @dataclass(frozen=True, slots=True)
 class Placeholder:
-    """A ``{name}`` in a template."""
+    """A ``{name}`` (``{name?}``: optional) in a template."""
 
     name: str
+    optional: bool = False
 
 
 @dataclass(frozen=True, slots=True)
@@ -34,7 +40,28 @@ class Secret:
     name: str
 
 
-type TemplatePart = str | Placeholder | Secret
+@dataclass(frozen=True, slots=True)
+class Reference:
+    """A ``{step.path}`` in a template: a value of an earlier step's response."""
+
+    step: str
+    path: Path
+    optional: bool = False
+
+    @property
+    def text(self) -> str:
+        """The reference as written, without braces (for messages)."""
+        return f"{self.step}{_path_tail(self.path)}"
+
+
+def _path_tail(path: Path) -> str:
+    """``path`` written after a step's name (``.results[0].latitude``)."""
+    text = format_path(path)
+    return text if text.startswith("[") else "." + text
+
+
+type TemplatePart = str | Placeholder | Secret | Reference
+type ValuePart = Placeholder | Reference
 
 SECRET_PREFIX = "secret:"  # noqa: S105  (the syntax, not a password)
 
@@ -58,20 +85,17 @@ def parse_template(text: str) -> tuple[TemplatePart, ...]:
                 i += 2
                 continue
             end = text.find("}", i + 1)
-            name = text[i + 1 : end] if end != -1 else ""
-            secret = name.startswith(SECRET_PREFIX)
-            if secret:
-                name = name.removeprefix(SECRET_PREFIX)
-            if end == -1 or PLACEHOLDER_NAME_RE.fullmatch(name) is None:
+            part = _part(text[i + 1 : end]) if end != -1 else None
+            if part is None:
                 raise ValueError(
-                    f"invalid placeholder at position {i}: use {{name}} or "
-                    "{secret:name} with letters, digits, '_' or '-', and write "
-                    "literal braces as '{{' and '}}'"
+                    f"invalid placeholder at position {i}: use {{name}}, "
+                    "{name?}, {secret:name} or {step.path} with letters, digits, "
+                    "'_' or '-', and write literal braces as '{{' and '}}'"
                 )
             if literal:
                 parts.append("".join(literal))
                 literal = []
-            parts.append(Secret(name) if secret else Placeholder(name))
+            parts.append(part)
             i = end + 1
             continue
         if char == "}":
@@ -87,6 +111,54 @@ def parse_template(text: str) -> tuple[TemplatePart, ...]:
     if literal:
         parts.append("".join(literal))
     return tuple(parts)
+
+
+def _part(inner: str) -> Placeholder | Secret | Reference | None:
+    """What ``{inner}`` is, or None when it is none of them."""
+    if inner.startswith(SECRET_PREFIX):
+        name = inner.removeprefix(SECRET_PREFIX)
+        return Secret(name) if PLACEHOLDER_NAME_RE.fullmatch(name) else None
+    optional = inner.endswith("?")
+    inner = inner.removesuffix("?")
+    if PLACEHOLDER_NAME_RE.fullmatch(inner):
+        return Placeholder(inner, optional)
+    try:
+        path = parse_path(inner)
+    except ValueError:
+        return None
+    head = path[0] if path else None
+    if (
+        not isinstance(head, Key)
+        or len(path) < 2
+        or PLACEHOLDER_NAME_RE.fullmatch(head.name) is None
+    ):
+        return None
+    return Reference(head.name, path[1:], optional)
+
+
+def value_parts(parts: tuple[TemplatePart, ...]) -> list[ValuePart]:
+    """The parts a call fills (placeholders and step references)."""
+    return [part for part in parts if isinstance(part, (Placeholder, Reference))]
+
+
+def template_references(text: str) -> tuple[Reference, ...]:
+    """The step references of ``text`` (empty when the template is invalid)."""
+    try:
+        parts = parse_template(text)
+    except ValueError:
+        return ()
+    return tuple(part for part in parts if isinstance(part, Reference))
+
+
+def template_optional(text: str) -> frozenset[str]:
+    """Names of the optional placeholders of ``text``."""
+    try:
+        parts = parse_template(text)
+    except ValueError:
+        return frozenset()
+    return frozenset(
+        part.name for part in parts if isinstance(part, Placeholder) and part.optional
+    )
 
 
 def template_placeholders(text: str) -> frozenset[str]:
@@ -152,3 +224,45 @@ def parse_url_template(url: str) -> UrlTemplate:
     rest_head = after[cut:]
     rest: tuple[TemplatePart, ...] = ((rest_head,) if rest_head else ()) + parts[1:]
     return UrlTemplate(origin=origin, rest=rest)
+
+
+@dataclass(frozen=True, slots=True)
+class UrlSections:
+    """A URL template's rest split at its first ``?`` and ``#``.
+
+    ``query`` and ``fragment`` are None when the template has no ``?`` or
+    ``#`` (an empty tuple: it has one with nothing after it).
+    """
+
+    path: tuple[TemplatePart, ...]
+    query: tuple[TemplatePart, ...] | None
+    fragment: tuple[TemplatePart, ...] | None
+
+
+def url_sections(rest: tuple[TemplatePart, ...]) -> UrlSections:
+    """Split ``rest`` (of :class:`UrlTemplate`) into path, query and fragment."""
+    sections: dict[str, list[TemplatePart]] = {"path": []}
+    current = "path"
+    for part in rest:
+        if not isinstance(part, str):
+            sections[current].append(part)
+            continue
+        text = part
+        while text:
+            marks = "?#" if current == "path" else "#" if current == "query" else ""
+            cut = min((pos for pos in map(text.find, marks) if pos != -1), default=-1)
+            if cut == -1:
+                sections[current].append(text)
+                break
+            if cut:
+                sections[current].append(text[:cut])
+            current = "query" if text[cut] == "?" else "fragment"
+            sections[current] = []
+            text = text[cut + 1 :]
+    query = sections.get("query")
+    fragment = sections.get("fragment")
+    return UrlSections(
+        tuple(sections["path"]),
+        None if query is None else tuple(query),
+        None if fragment is None else tuple(fragment),
+    )

@@ -1,8 +1,12 @@
 """The tool editor's form: one tool as form fields, and back.
 
 Fields: name, description, method (the common verbs, or any typed), URL,
-headers (name/value pairs: an object selector with fields), parameters (a
-JSON Schema in Home Assistant's code editor), timeout, enabled, verify_ssl.
+headers (name/value pairs: an object selector with fields), the body and
+its format, authentication (type, username, password), steps, the response
+shape and the tool's own sentence, parameters (a JSON Schema in Home
+Assistant's code editor), timeout, enabled, verify_ssl, and what the tool
+does (read-only, destructive, idempotent: automatic from the verb unless
+set).
 The form's values become a definition in the file format, checked by the same
 validator as every other source; each problem is shown under its field and
 names the tool and the field.
@@ -47,9 +51,25 @@ F_METHOD = "method"
 F_URL = "url"
 F_HEADERS = "headers"
 F_PARAMETERS = "parameters"
+F_BODY_FORMAT = "body_format"
+F_BODY = "body"
+F_AUTH = "auth"
+F_AUTH_USERNAME = "auth_username"
+F_AUTH_PASSWORD = "auth_password"  # noqa: S105  (a field's name)
+F_STEPS = "steps"
+F_RESPONSE = "response"
+F_SPEECH = "speech"
 F_TIMEOUT = "timeout"
 F_ENABLED = "enabled"
 F_VERIFY_SSL = "verify_ssl"
+F_READ_ONLY = "read_only"
+F_DESTRUCTIVE = "destructive"
+F_IDEMPOTENT = "idempotent"
+# What the select of a derived flag offers: the verb decides, or yes, or no.
+FLAG_AUTO, FLAG_YES, FLAG_NO = "auto", "yes", "no"
+FLAGS = (F_READ_ONLY, F_DESTRUCTIVE, F_IDEMPOTENT)
+AUTH_NONE = "none"
+BODY_FORMATS = ("json", "form", "text")
 # The fields in form order; each has its own error key and placeholder.
 FIELDS = (
     F_NAME,
@@ -57,10 +77,21 @@ FIELDS = (
     F_METHOD,
     F_URL,
     F_HEADERS,
+    F_BODY_FORMAT,
+    F_BODY,
+    F_AUTH,
+    F_AUTH_USERNAME,
+    F_AUTH_PASSWORD,
+    F_STEPS,
+    F_RESPONSE,
+    F_SPEECH,
     F_PARAMETERS,
     F_TIMEOUT,
     F_ENABLED,
     F_VERIFY_SSL,
+    F_READ_ONLY,
+    F_DESTRUCTIVE,
+    F_IDEMPOTENT,
 )
 HEADER_NAME = "name"
 HEADER_VALUE = "value"
@@ -82,7 +113,8 @@ def tool_schema() -> probatio.Schema:
                     custom_value=True,
                 )
             ),
-            probatio.Required(F_URL): TextSelector(
+            # Optional: a composite tool has its URLs in its steps.
+            probatio.Optional(F_URL): TextSelector(
                 TextSelectorConfig(type=TextSelectorType.URL)
             ),
             probatio.Optional(F_HEADERS): ObjectSelector(
@@ -105,6 +137,18 @@ def tool_schema() -> probatio.Schema:
                     },
                 )
             ),
+            probatio.Required(F_BODY_FORMAT, default="json"): _select(
+                BODY_FORMATS, "tool_body_format"
+            ),
+            probatio.Optional(F_BODY): ObjectSelector(),
+            probatio.Required(F_AUTH, default=AUTH_NONE): _select(
+                (AUTH_NONE, "basic", "digest"), "tool_auth"
+            ),
+            probatio.Optional(F_AUTH_USERNAME): TextSelector(),
+            probatio.Optional(F_AUTH_PASSWORD): TextSelector(),
+            probatio.Optional(F_STEPS): ObjectSelector(),
+            probatio.Optional(F_RESPONSE): ObjectSelector(),
+            probatio.Optional(F_SPEECH): TextSelector(),
             probatio.Optional(F_PARAMETERS): ObjectSelector(),
             probatio.Optional(F_TIMEOUT): NumberSelector(
                 NumberSelectorConfig(
@@ -117,7 +161,26 @@ def tool_schema() -> probatio.Schema:
             ),
             probatio.Required(F_ENABLED, default=True): BooleanSelector(),
             probatio.Required(F_VERIFY_SSL, default=True): BooleanSelector(),
+            probatio.Required(F_READ_ONLY, default=FLAG_AUTO): _flag(),
+            probatio.Required(F_DESTRUCTIVE, default=FLAG_AUTO): _flag(),
+            probatio.Required(F_IDEMPOTENT, default=FLAG_AUTO): _flag(),
         }
+    )
+
+
+def _flag() -> SelectSelector:
+    """Automatic (by the verb), yes or no."""
+    return _select((FLAG_AUTO, FLAG_YES, FLAG_NO), "tool_flag")
+
+
+def _select(options: Iterable[str], key: str) -> SelectSelector:
+    """A dropdown of fixed, translated options."""
+    return SelectSelector(
+        SelectSelectorConfig(
+            options=list(options),
+            mode=SelectSelectorMode.DROPDOWN,
+            translation_key=key,
+        )
     )
 
 
@@ -129,6 +192,9 @@ def form_values(raw: Mapping[str, Any] | None) -> dict[str, Any]:
             F_PARAMETERS: dict(DEFAULT_PARAMETERS),
             F_ENABLED: True,
             F_VERIFY_SSL: True,
+            F_BODY_FORMAT: "json",
+            F_AUTH: AUTH_NONE,
+            **dict.fromkeys(FLAGS, FLAG_AUTO),
         }
     headers = raw.get(F_HEADERS)
     values: dict[str, Any] = {
@@ -143,9 +209,22 @@ def form_values(raw: Mapping[str, Any] | None) -> dict[str, Any]:
         F_PARAMETERS: raw.get(F_PARAMETERS) or dict(DEFAULT_PARAMETERS),
         F_ENABLED: raw.get(F_ENABLED) is not False,
         F_VERIFY_SSL: raw.get(F_VERIFY_SSL) is not False,
+        F_BODY_FORMAT: raw.get(F_BODY_FORMAT) or "json",
+        F_AUTH: AUTH_NONE,
     }
-    if raw.get(F_TIMEOUT) is not None:
-        values[F_TIMEOUT] = raw[F_TIMEOUT]
+    for key in (F_BODY, F_STEPS, F_RESPONSE, F_SPEECH, F_TIMEOUT):
+        if raw.get(key) is not None:
+            values[key] = raw[key]
+    auth = raw.get(F_AUTH)
+    if isinstance(auth, Mapping):
+        values[F_AUTH] = auth.get("type") or AUTH_NONE
+        values[F_AUTH_USERNAME] = auth.get("username") or ""
+        values[F_AUTH_PASSWORD] = auth.get("password") or ""
+    for flag in FLAGS:
+        flag_value = raw.get(flag)
+        values[flag] = (
+            FLAG_AUTO if flag_value is None else FLAG_YES if flag_value else FLAG_NO
+        )
     return values
 
 
@@ -169,6 +248,13 @@ def _raw_definition(
         F_URL: str(user_input.get(F_URL) or "").strip(),
         F_METHOD: str(user_input.get(F_METHOD) or DEFAULT_FORM_METHOD).strip(),
     }
+    steps = user_input.get(F_STEPS)
+    if steps not in (None, "", [], {}):
+        raw[F_STEPS] = steps
+        # The verb and URL are each step's; the form always has a verb.
+        raw.pop(F_METHOD)
+        if not raw[F_URL]:
+            raw.pop(F_URL)
     headers: dict[str, str] = {}
     pairs = user_input.get(F_HEADERS) or []
     for pair in pairs if isinstance(pairs, list) else [pairs]:
@@ -198,6 +284,23 @@ def _raw_definition(
         raw[F_ENABLED] = False
     if user_input.get(F_VERIFY_SSL) is False:
         raw[F_VERIFY_SSL] = False
+    if user_input.get(F_BODY) not in (None, ""):
+        raw[F_BODY] = user_input[F_BODY]
+    if (body_format := user_input.get(F_BODY_FORMAT)) not in (None, "", "json"):
+        raw[F_BODY_FORMAT] = body_format
+    if (auth := user_input.get(F_AUTH)) not in (None, "", AUTH_NONE):
+        raw[F_AUTH] = {
+            "type": auth,
+            "username": str(user_input.get(F_AUTH_USERNAME) or ""),
+            "password": str(user_input.get(F_AUTH_PASSWORD) or ""),
+        }
+    if user_input.get(F_RESPONSE) not in (None, "", {}):
+        raw[F_RESPONSE] = user_input[F_RESPONSE]
+    if speech := str(user_input.get(F_SPEECH) or "").strip():
+        raw[F_SPEECH] = speech
+    for flag in FLAGS:
+        if (choice := user_input.get(flag)) in (FLAG_YES, FLAG_NO):
+            raw[flag] = choice == FLAG_YES
     return raw, problems
 
 
@@ -238,7 +341,10 @@ def form_errors(
     """The form's errors (field -> error key) and their texts (placeholders)."""
     texts: dict[str, list[str]] = {}
     for problem in problems:
-        top = (problem.field or "").split(".", 1)[0]
+        where = problem.field or ""
+        top = where.split(".", 1)[0].split("[", 1)[0]
+        if where in ("auth.username", "auth.password"):
+            top = where.replace(".", "_")
         field = top if top in FIELDS else BASE
         texts.setdefault(field, []).append(str(problem))
     errors = {field: f"invalid_tool_{field}" for field in texts}

@@ -34,10 +34,6 @@ API_PROMPT = (
     "answer from the tool's result."
 )
 
-# Methods that only read: a tool using them changes nothing on its server.
-SAFE_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE"})
-IDEMPOTENT_METHODS = SAFE_METHODS | {"PUT", "DELETE"}
-
 
 @dataclass(frozen=True, slots=True)
 class AgentScope:
@@ -79,13 +75,15 @@ def _converted(parameters: str) -> probatio.Schema:
         return probatio.Schema({}, extra=probatio.ALLOW_EXTRA)
 
 
-def tool_annotations(method: str) -> llm.ToolAnnotations:
-    """Describe what a request with `method` does to its server."""
-    read_only = method in SAFE_METHODS
+def tool_annotations(definition: ToolDefinition) -> llm.ToolAnnotations:
+    """Describe what the tool does to its server: its own `read_only`,
+    `destructive` and `idempotent` (each defaulting from its verbs). What
+    Home Assistant shows, and what the turn's honesty rules, unasked changes
+    and read-outs go by (`turn/messages.py` reads `read_only` from here)."""
     return llm.ToolAnnotations(
-        read_only=read_only,
-        destructive=not read_only and method in ("DELETE", "PUT"),
-        idempotent=method in IDEMPOTENT_METHODS,
+        read_only=definition.read_only,
+        destructive=definition.destructive,
+        idempotent=definition.idempotent,
     )
 
 
@@ -105,7 +103,7 @@ class HttpTool(llm.Tool):
         self.name = definition.name
         self.description = definition.description or None
         self.parameters = _probatio_schema(definition.parameters)
-        self.annotations = tool_annotations(definition.method)
+        self.annotations = tool_annotations(definition)
         self.integration = DOMAIN
         self.definition = definition
         # Captured for the turn: a reload during the turn must not change
@@ -156,6 +154,9 @@ class HttpTool(llm.Tool):
                 max_chars=settings.tool_result_max_chars,
                 secrets=runtime.tools.secrets,
                 hosts=settings.hosts,
+                # A shape's times are said in the house's time zone unless
+                # the tool names its own.
+                time_zone=hass.config.time_zone,
             )
         runtime.record_run(result)
         # The arguments as sent (converted), so automations see what ran.

@@ -33,7 +33,7 @@ from ..server.errors import ContextOverflowError
 from .calls import new_call_id
 from .honesty import Withheld
 from .messages import tool_result_text
-from .outcomes import succeeded
+from .outcomes import own_speech, succeeded
 from .reply import Delta, Reply
 from .request import Ask, Request
 from .say import Said, agent_words, async_words, what_happened
@@ -130,6 +130,10 @@ class TurnLoop:
                     # a result: the results are in, so ask for the answer.
                     await self._async_ask(Ask.CLOSING)
                 break
+            if turn.rules.tool_speech and (spoken := self._own_speech()):
+                # The tools said it themselves: no request for the answer.
+                await self._async_say_own(spoken)
+                return
             if turn.rules.answer_request and not self._round_failed():
                 # Small models: the results are in, ask for the answer
                 # (`small/answer.py`). A failed call gets another round, so
@@ -142,6 +146,25 @@ class TurnLoop:
             await self._async_ask(Ask.CLOSING)
         if (said := what_happened(turn)) is not None:
             await self._async_say(said)
+
+    def _own_speech(self) -> str | None:
+        """The sentences of the last round's tools, when every call
+        succeeded and each tool has one (None: the model answers)."""
+        sentences: list[str] = []
+        for content in _last_round(self.turn):
+            if (sentence := own_speech(content)) is None:
+                return None
+            if sentence not in sentences:
+                sentences.append(sentence)
+        return " ".join(sentences) or None
+
+    async def _async_say_own(self, text: str) -> None:
+        """The tools' own sentences as the turn's answer (later requests
+        carry them as the agent's words)."""
+        self.runtime.record_quirk("answered_by_tool_speech")
+        self.turn.chat_log.async_add_assistant_content_without_tools(
+            agent_words(self.agent_id, text, text)
+        )
 
     def _round_failed(self) -> bool:
         """Whether a call of the last round got an error (the model may retry)."""

@@ -60,6 +60,9 @@ class CallResult(llm.ToolResult):
     outcome: CallOutcome = CallOutcome.DONE
     # The service's HTTP status, when it answered.
     status: int | None = None
+    # The tool's own sentence over its result (`speech`), when it has one:
+    # kept beside what the model reads, never in it.
+    speech: str | None = None
 
     @classmethod
     def of_run(cls, run: ToolRunResult) -> CallResult:
@@ -69,6 +72,7 @@ class CallResult(llm.ToolResult):
             error=not run.ok,
             outcome=_FROM_REQUEST[run.outcome],
             status=run.status,
+            speech=run.speech if run.ok else None,
         )
 
     @classmethod
@@ -118,6 +122,14 @@ def failed_targets(details: Mapping[str, object]) -> list[str]:
 def content_outcome(content: conversation.ToolResultContent) -> CallOutcome:
     """`outcome_of` a chat log's tool result."""
     return outcome_of(content.result)
+
+
+def own_speech(content: conversation.ToolResultContent) -> str | None:
+    """The tool's own sentence of a call that succeeded, else None."""
+    result = content.result
+    if isinstance(result, CallResult) and result.outcome is CallOutcome.DONE:
+        return result.speech
+    return None
 
 
 def succeeded(content: conversation.ToolResultContent) -> bool:

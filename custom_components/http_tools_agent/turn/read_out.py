@@ -19,7 +19,7 @@ from ..engine.speakable import speakable
 from ..small.answer import texts_of
 from ..small.guards import asks_for
 from .messages import this_turn, tool_result_text
-from .outcomes import RESULT_KEY, succeeded
+from .outcomes import RESULT_KEY, own_speech, succeeded
 
 # Assist's overview of the house: what the model reads to act, never an
 # answer of its own.
@@ -85,6 +85,11 @@ def results_in_words(
     texts: list[str] = []
     # "Done" is said of the changes: the reads that led to them are no news.
     for content in changes or asked:
+        if (sentence := own_speech(content)) is not None:
+            # The tool's own sentence says it as a person would.
+            if sentence not in texts:
+                texts.append(sentence.rstrip("."))
+            continue
         text = content.result.data.get(RESULT_KEY)
         if not isinstance(text, str):
             text = tool_result_text(content.result)

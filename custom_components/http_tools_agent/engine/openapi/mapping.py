@@ -29,7 +29,8 @@ validator accepts, and says what it left out and why. The rules (also in
   query parameter is written into the URL (``?limit={limit}``) and an
   optional one is left out.
 - **Body**: a JSON request body (``application/json``, ``*+json``; 2.0's
-  ``in: body``) whose schema is an object: its properties join the others,
+  ``in: body``) or a urlencoded form (``application/x-www-form-urlencoded``,
+  2.0's ``formData``: ``"body_format": "form"``) whose schema is an object: its properties join the others,
   required when the body is required and the schema says so; ``readOnly``
   properties (the server fills them) are left out.
 - **Schemas**: ``$ref``s resolved, ``allOf`` merged, an ``anyOf``/``oneOf``
@@ -40,12 +41,15 @@ validator accepts, and says what it left out and why. The rules (also in
   ``enum``, ``default``, ``format``, bounds, ``items``, ``properties``,
   ``required``...); recursive schemas and nesting deeper than five levels
   become ``{"type": "object"}``.
-- **Auth**: an API key in a header or the query, or an HTTP bearer token,
-  filled from a secret (``{secret:name}``), on the operations whose
+- **Auth**: an API key in a header or the query, an HTTP bearer token, or
+  HTTP basic (``auth``: the secret is the password, ``<secret>_username``
+  the username), filled from a secret (``{secret:name}``), on the operations whose
   security requirement (their own, else the document's) names that scheme;
   where the document states no requirement at all, on every operation.
-- **Skipped** (with the reason shown): operations whose body is not JSON
-  (multipart, form data, files, octet streams), whose JSON body is not an
+- **The answer**: the documented 2xx JSON schema suggests ``response``
+  fields (:mod:`.responses`).
+- **Skipped** (with the reason shown): operations whose body is neither JSON
+  nor a urlencoded form (multipart, files, octet streams), whose JSON body is not an
   object, that send a required body with a query verb, need a cookie, take
   a file, or whose path parameter cannot be a placeholder. Left out of an
   imported operation (noted): optional cookie and header parameters,
@@ -66,7 +70,11 @@ from urllib.parse import quote, urljoin, urlsplit
 from ..requests import QUERY_METHODS
 from ..templates import PLACEHOLDER_NAME_RE
 from .document import OpenApiError, OpenApiSource
+from .responses import suggested_shape
 
+BASIC = "basic"
+# A basic scheme's username: the secret named after the password's.
+BASIC_USERNAME_SUFFIX = "_username"
 METHODS = ("get", "put", "post", "delete", "options", "head", "patch", "trace")
 MAX_NAME = 64
 MAX_DESCRIPTION = 300
@@ -176,13 +184,16 @@ class AuthScheme:
     """A security scheme a tool can fill from a secret."""
 
     name: str
-    location: str  # "header" or "query"
+    location: str  # "header", "query" or "basic" (the `auth` field)
     parameter: str  # the header's or the query parameter's name
     prefix: str = ""  # "Bearer " for a bearer token
 
     @property
     def label(self) -> str:
-        """``api_key: header X-API-Key`` / ``bearer: Authorization: Bearer …``."""
+        """``api_key: header X-API-Key`` / ``bearer: Authorization: Bearer …``
+        / ``basic: HTTP basic``."""
+        if self.location == BASIC:
+            return f"{self.name}: HTTP basic"
         if self.prefix:
             return f"{self.name}: {self.parameter}: {self.prefix}…"
         return f"{self.name}: {self.location} {self.parameter}"
@@ -228,6 +239,11 @@ class _Unsupported(Exception):
 def _media_json(media_type: str) -> bool:
     base = media_type.split(";", 1)[0].strip().lower()
     return base == "application/json" or base.endswith(("+json", "/json"))
+
+
+def _media_form(media_type: str) -> bool:
+    base = media_type.split(";", 1)[0].strip().lower()
+    return base == "application/x-www-form-urlencoded"
 
 
 def _is_local(host: str | None) -> bool:
@@ -372,6 +388,12 @@ class OpenApiDocument:
                 usable.append(AuthScheme(name, str(where), str(param)))
             elif kind == "http" and str(scheme.get("scheme", "")).lower() == "bearer":
                 usable.append(AuthScheme(name, "header", "Authorization", "Bearer "))
+            elif (
+                kind == "http" and str(scheme.get("scheme", "")).lower() == "basic"
+            ) or (
+                kind == "basic"  # Swagger 2.0
+            ):
+                usable.append(AuthScheme(name, BASIC, "Authorization"))
             else:
                 detail = f"{kind} in {where}" if kind == "apiKey" else kind
                 unsupported.append(f"{name} ({detail or 'unknown'})")
@@ -497,7 +519,9 @@ class OpenApiDocument:
         required: list[str] = []
         headers: dict[str, str] = {}
         in_url: list[str] = []
-        body: tuple[Any, bool] | None = None
+        # (schema, required, "json" or "form")
+        body: tuple[Any, bool, str] | None = None
+        form: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
         auth_header = (
             auth.scheme.parameter.lower()
             if auth
@@ -513,12 +537,18 @@ class OpenApiDocument:
             name, where = str(param.get("name", "")), param.get("in")
             needed = param.get("required") is True or where == "path"
             if where == "body":
-                body = (param.get("schema"), param.get("required") is True)
+                body = (param.get("schema"), param.get("required") is True, "json")
                 continue
             if where == "formData":
-                raise _Skip(
-                    "it takes form data (formData): a tool sends its arguments as JSON"
-                )
+                if param.get("type") == "file":
+                    raise _Skip("it takes a file (formData): a tool sends no files")
+                form["properties"][name] = {
+                    k: param[k] for k in _SCHEMA_2_KEYS if k in param
+                }
+                if needed:
+                    form["required"].append(name)
+                body = (form, True, "form")
+                continue
             if where == "cookie":
                 if needed:
                     raise _Skip(f"it needs the cookie '{name}': cookies are not sent")
@@ -572,9 +602,13 @@ class OpenApiDocument:
         url = base + _escape_braces_outside_params(op.path)
         if in_url:
             url += "?" + "&".join(f"{quote(n, safe='')}={{{n}}}" for n in in_url)
+        basic: dict[str, str] | None = None
         if auth is not None and self._uses(raw, auth.scheme.name):
             secret = "{secret:" + auth.secret + "}"
-            if auth.scheme.location == "header":
+            if auth.scheme.location == BASIC:
+                user = "{secret:" + auth.secret + BASIC_USERNAME_SUFFIX + "}"
+                basic = {"type": BASIC, "username": user, "password": secret}
+            elif auth.scheme.location == "header":
                 headers[auth.scheme.parameter] = auth.scheme.prefix + secret
             else:
                 joiner = "&" if "?" in url else "?"
@@ -591,6 +625,19 @@ class OpenApiDocument:
         }
         if headers:
             tool["headers"] = headers
+        if body is not None and body[2] == "form" and op.method not in QUERY_METHODS:
+            tool["body_format"] = "form"
+        if basic is not None:
+            tool["auth"] = basic
+        if (shape := suggested_shape(source, raw)) is not None:
+            tool["response"] = shape
+            note(
+                "the model reads "
+                + (f"'{shape['path']}', " if "path" in shape else "")
+                + "each item's "
+                + ", ".join(shape["fields"])
+                + " (its documented answer; edit `response` to read more)"
+            )
         return tool
 
     def _uses(self, raw: Mapping[str, Any], scheme: str) -> bool:
@@ -649,7 +696,7 @@ class OpenApiDocument:
 
     def _request_body(
         self, op: Operation, raw_body: Any, note: Any
-    ) -> tuple[Any, bool] | None:
+    ) -> tuple[Any, bool, str] | None:
         body = self.source.deref(raw_body)
         if not isinstance(body, dict):
             return None
@@ -657,16 +704,17 @@ class OpenApiDocument:
         content = body.get("content")
         if not isinstance(content, dict):
             content = {}
-        for media_type, raw_media in content.items():
-            if _media_json(media_type):
-                media = self.source.deref(raw_media)
-                schema = media.get("schema") if isinstance(media, dict) else None
-                return (schema if schema is not None else {}, needed)
+        for wanted, body_format in ((_media_json, "json"), (_media_form, "form")):
+            for media_type, raw_media in content.items():
+                if wanted(media_type):
+                    media = self.source.deref(raw_media)
+                    schema = media.get("schema") if isinstance(media, dict) else None
+                    return (schema if schema is not None else {}, needed, body_format)
         kinds = ", ".join(content) or "without a media type"
         if needed:
             raise _Skip(
-                f"its request body is {kinds}: files and forms are not sent, "
-                "a tool sends JSON"
+                f"its request body is {kinds}: files and multipart forms are not "
+                "sent, a tool sends JSON or a urlencoded form"
             )
         note(f"its optional {kinds} body is left out")
         return None
@@ -674,12 +722,12 @@ class OpenApiDocument:
     def _add_body(
         self,
         op: Operation,
-        body: tuple[Any, bool],
+        body: tuple[Any, bool, str],
         properties: dict[str, Any],
         required: list[str],
         note: Any,
     ) -> None:
-        raw_schema, needed = body
+        raw_schema, needed, _format = body
         if op.method in QUERY_METHODS:
             if needed:
                 raise _Skip(

@@ -1,0 +1,108 @@
+"""The examples of docs/tool-format.md run as written.
+
+A tool block with `<!-- docs-test: run {arguments} -->` on the line before
+is run against a server on 127.0.0.1 (its URLs pointed there, each secret
+given a value); the blocks after it, up to the next such tool, say what
+happens: `answer /path` is what the service answers there (JSON),
+`sent` the first request that must arrive (`METHOD /path`, then its body;
+secrets as `***`), `reads` what the model reads and `says` the tool's own
+sentence.
+"""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+from dataclasses import dataclass, field
+import json
+import re
+from typing import Any
+
+import aiohttp
+import pytest
+
+from custom_components.http_tools_agent.engine.definitions import parse_tools
+from custom_components.http_tools_agent.engine.executor import run_tool
+from tests.markdown import DOCS, Block, blocks
+from tests.service_cases import ServiceServer, pointed
+
+PAGE = DOCS / "tool-format.md"
+_SECRET = re.compile(r"\{secret:([A-Za-z0-9_-]+)\}")
+
+
+@dataclass(slots=True)
+class Example:
+    """One runnable example of the page."""
+
+    tool: Block
+    arguments: dict[str, Any]
+    answers: dict[str, bytes] = field(default_factory=dict)
+    sent: str | None = None
+    reads: str | None = None
+    says: str | None = None
+
+
+def examples() -> list[Example]:
+    """The page's runnable examples, in order."""
+    found: list[Example] = []
+    for block in blocks(PAGE):
+        note = block.note
+        if note.startswith("run "):
+            found.append(Example(block, json.loads(note.removeprefix("run "))))
+        elif found and note.startswith("answer "):
+            found[-1].answers[note.removeprefix("answer ")] = block.text.encode()
+        elif found and note in ("sent", "reads", "says"):
+            setattr(found[-1], note, block.text.rstrip("\n"))
+    return found
+
+
+EXAMPLES = examples()
+
+
+@pytest.fixture
+async def service(socket_enabled: None) -> AsyncIterator[ServiceServer]:
+    """The service every example's requests reach."""
+    server = ServiceServer()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+def test_the_page_has_runnable_examples() -> None:
+    """Bodies, optional placeholders, auth, steps, shapes and sentences."""
+    assert len(EXAMPLES) >= 5
+    assert all(e.reads or e.sent or e.says for e in EXAMPLES)
+
+
+@pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e.tool.where)
+async def test_example_runs_as_the_page_says(
+    example: Example, service: ServiceServer, session: aiohttp.ClientSession
+) -> None:
+    """What arrives, what the model reads, what the tool says."""
+    raw = json.loads(example.tool.text)
+    for request in [raw, *raw.get("steps", [])]:
+        if "url" in request:
+            request["url"] = pointed(request["url"], service.url)
+    (definition,) = parse_tools([raw])
+    secrets = {name: f"value-of-{name}" for name in _SECRET.findall(example.tool.text)}
+    basic = None
+    if definition.auth is not None and definition.auth.type == "basic":
+        password = _SECRET.sub(lambda m: secrets[m[1]], definition.auth.password)
+        basic = (definition.auth.username, password)
+    for path, body in example.answers.items():
+        service.route(path, body=body, content_type="application/json", basic=basic)
+
+    result = await run_tool(session, definition, example.arguments, secrets=secrets)
+
+    if example.sent is not None:
+        first = service.arrived[0]
+        sent = first.body.decode()
+        for value in secrets.values():
+            sent = sent.replace(value, "***")
+        head, _, rest = example.sent.partition("\n")
+        assert (f"{first.method} {first.path}", sent) == (head, rest)
+    if example.reads is not None:
+        assert result.text == example.reads
+    if example.says is not None:
+        assert result.speech == example.says

@@ -1,0 +1,81 @@
+"""Real services as tools: each service's tools (written from its published
+API documents, tests/fixtures/services/<service>/) run against a loopback
+server that answers as the service does (its documented or recorded
+bodies, their content types, basic or digest credentials checked). For
+each voice operation: the requests arrive as the service expects them, the
+model reads what the case says and the word a user needs is in it, and the
+tool's own sentence is the one a person would say."""
+
+from __future__ import annotations
+
+from collections.abc import AsyncIterator
+
+import aiohttp
+import pytest
+
+from custom_components.http_tools_agent.engine.executor import Outcome, run_tool
+from custom_components.http_tools_agent.engine.hosts import HostPolicy
+from tests.service_cases import (
+    Case,
+    ServiceServer,
+    iter_services,
+    load_cases,
+    serve,
+    tools_at,
+)
+
+CASES = load_cases()
+
+
+@pytest.fixture
+async def service(socket_enabled: None) -> AsyncIterator[ServiceServer]:
+    """One server stands in for every service in turn."""
+    server = ServiceServer()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()
+
+
+def test_there_are_enough_real_services() -> None:
+    """At least twelve services, each with a tool per voice operation."""
+    services = list(iter_services())
+    assert len(services) >= 12
+    assert {case.service for case in CASES} == set(services)
+
+
+@pytest.mark.parametrize("case", CASES, ids=lambda case: case.name)
+async def test_service_operation(
+    case: Case, service: ServiceServer, session: aiohttp.ClientSession
+) -> None:
+    """The requests that arrive, what the model reads, what the tool says."""
+    serve(service, case)
+    definition = tools_at(case.service, service.url)[case.tool]
+
+    result = await run_tool(
+        session,
+        definition,
+        case.arguments,
+        secrets=case.secrets,
+        hosts=HostPolicy.parse(["127.0.0.1"]),
+    )
+
+    arrived = service.arrived
+    assert [r.target for r in arrived] == [e.target for e in case.requests]
+    for request, expected in zip(arrived, case.requests, strict=True):
+        if expected.body is not None:
+            assert request.body.decode() == expected.body
+        for name, value in expected.headers.items():
+            assert request.headers.get(name) == value, name
+        for name in expected.absent_headers:
+            assert name not in request.headers
+    assert result.ok is case.ok, result.text
+    assert result.outcome is (Outcome.DONE if case.ok else Outcome.HTTP_ERROR)
+    if case.reads is not None:
+        assert result.text == case.reads
+    assert case.needle in result.text
+    if case.speech is not None:
+        assert result.speech == case.speech
+    for value in case.secrets.values():
+        assert value not in result.text
