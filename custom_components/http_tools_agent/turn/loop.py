@@ -162,6 +162,8 @@ class TurnLoop:
         """The tools' own sentences as the turn's answer (later requests
         carry them as the agent's words)."""
         self.runtime.record_quirk("answered_by_tool_speech")
+        if not self.turn.data:
+            text = spoken(text)  # a service's emoji or URLs are not said
         self.turn.chat_log.async_add_assistant_content_without_tools(
             agent_words(self.agent_id, text, text)
         )
