@@ -19,7 +19,10 @@ speakable:
 
 `SpokenText` does it on a stream: it holds text only while a construct may
 still be open (a sentence end ends any), so a plain answer is passed on
-word by word. `spoken(text)` cleans a whole text.
+word by word. `spoken(text)` cleans a whole text. Regular expressions, not a
+library: Home Assistant ships no markdown or emoji package, a markdown
+parser wants the whole text (the answer streams), and the emoji are a few
+Unicode blocks.
 """
 
 from __future__ import annotations
