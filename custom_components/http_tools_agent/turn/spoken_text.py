@@ -153,6 +153,11 @@ class SpokenText:
         self._code_lines: list[str] = []  # what the code blocks held
         self._said = False  # a word was said
 
+    @property
+    def held(self) -> int:
+        """Characters taken and not passed on yet."""
+        return len(self._pending)
+
     def feed(self, text: str) -> str:
         """Take text; return what may be said of it now."""
         self._pending += text
