@@ -8,12 +8,15 @@ from pathlib import Path
 from typing import Any
 
 from homeassistant import config_entries
+from homeassistant.components import ai_task
 from homeassistant.components.ai_task.const import DEFAULT_SYSTEM_PROMPT
 from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.exceptions import HomeAssistantError
+from homeassistant.helpers import llm
 from homeassistant.setup import async_setup_component
+import probatio
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -31,6 +34,7 @@ from .kit import AI_TASK_ID, API_ID, load_integration, server_entry
 from .servers import (
     FakeLLMServer,
     ToolEndpoint,
+    completion,
     error,
     text_stream,
     tool_calls_stream,
@@ -350,3 +354,51 @@ async def test_a_call_written_as_text_runs_during_a_task(
 
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
     assert response["data"] == "Rome is sunny, 14 degrees."
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_no_answer_is_an_error_not_data(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """A model that says nothing (asked again without streaming, and closing):
+    what the agent would say in its place is the task's error, not its data."""
+    llm_server.add(text_stream(""), completion(""))
+
+    with pytest.raises(HomeAssistantError) as caught:
+        await generate(hass, instructions="Summarise my day.")
+
+    message = await async_spoken_error(hass, "en", caught.value)
+    assert message == (
+        "The AI task Test task got no answer from the model: The model gave no answer."
+    )
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_an_llm_api_passed_by_a_caller_is_offered(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """An integration passing an LLM API (`llm_api=`) gets its tools offered
+    beside the HTTP tools; the JSON an answer wraps in words is read."""
+    assist = next(api for api in llm.async_get_apis(hass) if api.id == "assist")
+    llm_server.add(
+        text_stream('Here it is: {"city": "Rome", "temperature": 14} Hope it helps!')
+    )
+
+    result = await ai_task.async_generate_data(
+        hass,
+        task_name="Test task",
+        entity_id=AI_TASK_ID,
+        instructions="The weather in Rome as data.",
+        structure=probatio.Schema(
+            {
+                probatio.Required("city"): str,
+                probatio.Required("temperature"): probatio.Coerce(float),
+            }
+        ),
+        llm_api=assist,
+    )
+
+    assert result.data == {"city": "Rome", "temperature": 14.0}
+    names = {tool["function"]["name"] for tool in llm_server.requests[0]["tools"]}
+    assert "http-tools__get_weather" in names
+    assert any(name.startswith("assist__") for name in names)

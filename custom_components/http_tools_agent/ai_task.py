@@ -34,6 +34,7 @@ from .task_data import (
 )
 from .tools.llm_api import current_agent
 from .turn.loop import TurnLoop
+from .turn.messages import AgentWords
 
 # Tasks run concurrently: each is its own request to the server.
 PARALLEL_UPDATES = 0
@@ -81,49 +82,63 @@ class HttpToolsAITaskEntity(ai_task.AITaskEntity, HttpToolsAgentEntity):
     ) -> ai_task.GenDataTaskResult:
         await self._async_provide_task_data(task, chat_log)
         images = await async_images(self.hass, task.attachments or ())
-        runtime = self.entry.runtime_data
-        for attempt in range(2):
-            try:
-                with runtime.turns.turn():
-                    turn = self.turn(chat_log, data=True, images=images)
-                    await TurnLoop(self.hass, runtime, turn, self.entity_id).async_run()
-            except HomeAssistantError as err:
-                self.async_server_failed(runtime, err)
-                raise
-            runtime.availability.async_mark_available()
-            answer = chat_log.content[-1]
-            if not isinstance(answer, conversation.AssistantContent):
-                raise HomeAssistantError(
-                    translation_domain=DOMAIN,
-                    translation_key="task_no_answer",
-                    translation_placeholders={"task": task.name},
-                )
-            text = answer.content or ""
-            if task.structure is None:
-                return ai_task.GenDataTaskResult(
-                    conversation_id=chat_log.conversation_id, data=text
-                )
+        text = await self._async_answer(task, chat_log, images)
+        if task.structure is None:
+            return ai_task.GenDataTaskResult(
+                conversation_id=chat_log.conversation_id, data=text
+            )
+        try:
+            data = read_structured(text, task.structure)
+        except StructureMismatch as err:
+            # Asked once more, saying what did not match.
+            chat_log.async_add_user_content(
+                conversation.UserContent(mismatch_note(err))
+            )
+            text = await self._async_answer(task, chat_log, images)
             try:
                 data = read_structured(text, task.structure)
-            except StructureMismatch as err:
-                if attempt:
-                    raise HomeAssistantError(
-                        translation_domain=DOMAIN,
-                        translation_key="task_structure_mismatch",
-                        translation_placeholders={
-                            "task": task.name,
-                            "error": str(err),
-                        },
-                    ) from err
-                # Asked once more, saying what did not match.
-                chat_log.async_add_user_content(
-                    conversation.UserContent(mismatch_note(err))
-                )
-                continue
-            return ai_task.GenDataTaskResult(
-                conversation_id=chat_log.conversation_id, data=data
-            )
-        raise AssertionError  # the loop returns or raises
+            except StructureMismatch as again:
+                raise HomeAssistantError(
+                    translation_domain=DOMAIN,
+                    translation_key="task_structure_mismatch",
+                    translation_placeholders={"task": task.name, "error": str(again)},
+                ) from again
+        return ai_task.GenDataTaskResult(
+            conversation_id=chat_log.conversation_id, data=data
+        )
+
+    async def _async_answer(
+        self,
+        task: ai_task.GenDataTask,
+        chat_log: conversation.ChatLog,
+        images: tuple[str, ...],
+    ) -> str:
+        """One run of the tool loop over the task's chat log; its answer."""
+        runtime = self.entry.runtime_data
+        try:
+            with runtime.turns.turn():
+                turn = self.turn(chat_log, data=True, images=images)
+                await TurnLoop(self.hass, runtime, turn, self.entity_id).async_run()
+        except HomeAssistantError as err:
+            self.async_server_failed(runtime, err)
+            raise
+        runtime.availability.async_mark_available()
+        answer = chat_log.content[-1]
+        if isinstance(answer, conversation.AssistantContent) and not (
+            isinstance(answer.native, AgentWords) and answer.native.history is None
+        ):
+            # The model's words, or the agent's read-out of the results.
+            return answer.content or ""
+        # The agent's own words in place of an answer ("The model gave no
+        # answer.", a failed action): no data, the task's error says them.
+        said = (
+            answer.content if isinstance(answer, conversation.AssistantContent) else ""
+        )
+        raise HomeAssistantError(
+            translation_domain=DOMAIN,
+            translation_key="task_no_answer",
+            translation_placeholders={"task": task.name, "said": said or ""},
+        )
 
     async def _async_provide_task_data(
         self, task: ai_task.GenDataTask, chat_log: conversation.ChatLog

@@ -168,9 +168,9 @@ def build_request(turn: Turn, ask: Ask) -> Request:
 def _add_images(
     messages: list[ChatCompletionMessageParam], images: tuple[str, ...]
 ) -> None:
-    """A task's attachments go with its question, as image parts."""
-    for index in range(len(messages) - 1, -1, -1):
-        message = messages[index]
+    """A task's attachments go with its instructions (its first user
+    message: a retry's note comes later), as image parts."""
+    for index, message in enumerate(messages):
         if message["role"] == "user" and isinstance(
             text := message.get("content"), str
         ):

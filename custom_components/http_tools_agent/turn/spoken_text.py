@@ -19,7 +19,10 @@ speakable:
 
 `SpokenText` does it on a stream: it holds text only while a construct may
 still be open (a sentence end ends any), so a plain answer is passed on
-word by word. `spoken(text)` cleans a whole text.
+word by word. `spoken(text)` cleans a whole text. Regular expressions, not a
+library: Home Assistant ships no markdown or emoji package, a markdown
+parser wants the whole text (the answer streams), and the emoji are a few
+Unicode blocks.
 """
 
 from __future__ import annotations
@@ -149,6 +152,11 @@ class SpokenText:
         self._finishing = False  # the reply ended: its last line with it
         self._code_lines: list[str] = []  # what the code blocks held
         self._said = False  # a word was said
+
+    @property
+    def held(self) -> int:
+        """Characters taken and not passed on yet."""
+        return len(self._pending)
 
     def feed(self, text: str) -> str:
         """Take text; return what may be said of it now."""
