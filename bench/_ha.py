@@ -23,8 +23,18 @@ from typing import Any
 
 from homeassistant import loader
 from homeassistant.components import conversation
+from homeassistant.components.assist_pipeline import PipelineEvent, PipelineEventType
+from homeassistant.components.assist_pipeline.const import DOMAIN as PIPELINE_DOMAIN
+from homeassistant.components.assist_pipeline.pipeline import (
+    KEY_ASSIST_PIPELINE,
+    Pipeline,
+    PipelineInput,
+    PipelineRun,
+    PipelineStage,
+)
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session, frame
+from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import async_test_home_assistant
 
 import custom_components.http_tools_agent  # noqa: F401  (before HA's loader looks)
@@ -86,6 +96,66 @@ async def timed_turn(
         )
     elapsed = time.perf_counter() - started
     return elapsed, (first[0] if first else None), speech(result)
+
+
+async def text_pipeline(
+    hass: HomeAssistant, agent_id: str, *, prefer_local_intents: bool
+) -> Pipeline:
+    """An English Assist pipeline on `agent_id`, text only (no STT, no TTS),
+    with or without "Prefer handling commands locally"."""
+    assert await async_setup_component(hass, PIPELINE_DOMAIN, {})
+    store = hass.data[KEY_ASSIST_PIPELINE].pipeline_store
+    pipeline: Pipeline = await store.async_create_item(
+        {
+            "name": f"bench {agent_id} local={prefer_local_intents}",
+            "language": "en",
+            "conversation_engine": agent_id,
+            "conversation_language": "en",
+            "stt_engine": None,
+            "stt_language": None,
+            "tts_engine": None,
+            "tts_language": None,
+            "tts_voice": None,
+            "wake_word_entity": None,
+            "wake_word_id": None,
+            "prefer_local_intents": prefer_local_intents,
+        }
+    )
+    return pipeline
+
+
+async def pipeline_turn(
+    hass: HomeAssistant, pipeline: Pipeline, text: str
+) -> tuple[float, str, bool]:
+    """Run one turn through `pipeline`'s intent stage, text in as the Assist
+    dialog sends it; return (seconds, speech, whether Home Assistant answered
+    it itself: a local intent, the agent not asked). A pipeline error is the
+    speech `(pipeline error: CODE)`."""
+    events: list[PipelineEvent] = []
+    started = time.perf_counter()
+    with chat_session.async_get_chat_session(hass, None) as session:
+        await PipelineInput(
+            session=session,
+            intent_input=text,
+            run=PipelineRun(
+                hass,
+                context=Context(),
+                pipeline=pipeline,
+                start_stage=PipelineStage.INTENT,
+                end_stage=PipelineStage.INTENT,
+                event_callback=events.append,
+            ),
+        ).execute(validate=True)
+    elapsed = time.perf_counter() - started
+    for event in events:
+        data = event.data or {}
+        if event.type is PipelineEventType.ERROR:
+            return elapsed, f"(pipeline error: {data.get('code')})", False
+        if event.type is PipelineEventType.INTENT_END:
+            response = data["intent_output"]["response"]
+            said = response.get("speech", {}).get("plain", {}).get("speech", "")
+            return elapsed, str(said), bool(data.get("processed_locally"))
+    return elapsed, "(pipeline: no intent-end event)", False
 
 
 def log(message: str) -> None:

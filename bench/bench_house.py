@@ -18,7 +18,15 @@ tool server's requests are the judge. Per request:
 Tuning and held-out requests as in P4; core's `llama_cpp` agent on the same
 server and APIs as the comparison.
 
+`--via` says how a request reaches the agent: `agent` (straight, as
+`conversation.process` does), `pipeline` (an English Assist pipeline on the
+agent, text in as the Assist dialog sends it) or `local` (the same pipeline
+with "Prefer handling commands locally" on: Home Assistant's own intents
+answer what they match, the rest goes to the agent; the rows count how many
+Home Assistant answered itself).
+
     .venv/bin/python -m bench.bench_house [--agents ours,core] [--sets ...]
+        [--via agent,pipeline,local]
 """
 
 from __future__ import annotations
@@ -28,6 +36,7 @@ import asyncio
 from collections import Counter
 from dataclasses import dataclass, field
 import re
+import statistics
 from typing import Any
 
 from homeassistant.components.homeassistant.exposed_entities import (
@@ -44,8 +53,10 @@ from homeassistant.helpers import (
 from bench._ha import (
     home_assistant,
     log,
+    pipeline_turn,
     run_on_demo_tools,
     table,
+    text_pipeline,
     timed_turn,
 )
 from bench.bench_real_model import TOOLS, VARIANTS, small_rules
@@ -176,6 +187,8 @@ class Outcome:
     changed: list[str]
     http: list[str]
     quirks: dict[str, int]
+    # Answered by Home Assistant's own intents (`--via local`).
+    local: bool = False
 
 
 async def build_house(hass: HomeAssistant) -> None:
@@ -263,8 +276,10 @@ def judge(
 async def run_agent(
     name: str, base_url: str, tools: DemoToolServer, sets: list[str]
 ) -> list[Outcome]:
-    """The request sets through one agent in a fresh Home Assistant."""
-    variant = VARIANTS.get(name, {})
+    """The request sets through one agent (`NAME@VIA`: `--via`) in a fresh
+    Home Assistant."""
+    agent_name, _, via = name.partition("@")
+    variant = VARIANTS.get(agent_name, {})
     outcomes: list[Outcome] = []
     apis = [API_ID, llm.LLM_API_ASSIST]
     with small_rules(variant.get("rules")):
@@ -277,8 +292,13 @@ async def run_agent(
                 options=variant.get("options"),
                 agent={"llm_hass_api": apis, **(variant.get("agent") or {})},
             )
-            if name == "core":
+            if agent_name == "core":
                 agent = await setup_llama_cpp(hass, base_url, apis=apis)
+            pipeline = None
+            if via in ("pipeline", "local"):
+                pipeline = await text_pipeline(
+                    hass, agent, prefer_local_intents=via == "local"
+                )
             (entry,) = hass.config_entries.async_entries(DOMAIN)
             for set_name in sets:
                 for index, (text, expect) in enumerate(SETS[set_name]):
@@ -286,7 +306,13 @@ async def run_agent(
                     await reset_house(hass)
                     before = snapshot(hass)
                     quirks_before = Counter(entry.runtime_data.model_quirks)
-                    elapsed, _first, answer = await timed_turn(hass, agent, text)
+                    local = False
+                    if pipeline is None:
+                        elapsed, _first, answer = await timed_turn(hass, agent, text)
+                    else:
+                        elapsed, answer, local = await pipeline_turn(
+                            hass, pipeline, text
+                        )
                     after = snapshot(hass)
                     http = [f"{r.method} {r.path}" for r in tools.requests]
                     right, unasked, unasked_changes, fabricated = judge(
@@ -305,12 +331,14 @@ async def run_agent(
                         sorted(e for e in after if after[e] != before.get(e)),
                         http,
                         dict(Counter(entry.runtime_data.model_quirks) - quirks_before),
+                        local,
                     )
                     outcomes.append(outcome)
                     log(
                         f"P4a {name} {set_name} {index + 1} {elapsed:.1f}s "
                         f"right={outcome.right} unasked={unasked} "
-                        f"fabricated={fabricated} {text!r} -> {outcome.changed} "
+                        f"fabricated={fabricated} local={local} "
+                        f"{text!r} -> {outcome.changed} "
                         f"{http} {answer[:80]!r}"
                     )
     return outcomes
@@ -332,6 +360,8 @@ def report(results: dict[str, list[Outcome]]) -> None:
                     sum(o.fabricated for o in sel),
                     sum(o.markup for o in sel),
                     f"{sum(o.seconds for o in sel) / max(len(sel), 1):.1f}",
+                    f"{statistics.median(o.seconds for o in sel):.1f}",
+                    sum(o.local for o in sel),
                 )
             )
     table(
@@ -346,6 +376,8 @@ def report(results: dict[str, list[Outcome]]) -> None:
             "fabricated",
             "markup",
             "s per request",
+            "median s",
+            "answered by Home Assistant",
         ),
         rows,
     )
@@ -370,7 +402,13 @@ def report(results: dict[str, list[Outcome]]) -> None:
 
 
 async def main(args: argparse.Namespace) -> None:
-    """Start (or reuse) the model server and run P4a."""
+    """Start (or reuse) the model server and run P4a, each agent each way."""
+    ways = [v for v in args.via.split(",") if v]
+    if unknown := set(ways) - {"agent", "pipeline", "local"}:
+        raise SystemExit(f"--via: unknown {sorted(unknown)}")
+    args.agents = ",".join(
+        a if v == "agent" else f"{a}@{v}" for a in args.agents.split(",") for v in ways
+    )
     await run_on_demo_tools("P4a", args, run_agent, report)
 
 
@@ -378,5 +416,6 @@ if __name__ == "__main__":
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--agents", default="ours,core")
     parser.add_argument("--sets", default="tuning,held-out")
+    parser.add_argument("--via", default="agent", help="agent, pipeline, local")
     parser.add_argument("--dump", help="write every outcome to this JSON file")
     asyncio.run(main(parser.parse_args()))

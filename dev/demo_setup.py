@@ -5,8 +5,10 @@
 Adds (once) an HTTP Tools Agent entry for BASE_URL whose tools call the demo
 tool server at TOOLS_URL, with one agent on the Qwen model at temperature 0
 that offers Assist (the house's lights and fans) beside the HTTP tools, an
-Assist pipeline "HTTP Tools Agent demo" that uses that agent, made the
-preferred one, and the house (`dev/demo_house.py`: a few lights and fans in
+Assist pipeline "HTTP Tools Agent demo" that uses that agent and prefers
+handling commands locally (Home Assistant's own intents answer the lights
+and fans; everything else reaches the agent), made the preferred one, and
+the house (`dev/demo_house.py`: a few lights and fans in
 areas, exposed to Assist). The storage files are written with Home
 Assistant's own serializers (ConfigEntry.as_dict, Pipeline.to_json) and
 registries; existing entries and pipelines are kept. Onboarding is
@@ -159,6 +161,9 @@ def add_pipeline(storage: Path) -> None:
     ours = [i for i in items if i.get("conversation_engine") == AGENT_ENTITY]
     if ours:
         pipeline_id = ours[0]["id"]
+        # A pipeline of an earlier demo, made before the setting was set here;
+        # one whose setting was switched off in the UI keeps it off.
+        ours[0].setdefault("prefer_local_intents", True)
     else:
         pipeline = Pipeline(
             conversation_engine=AGENT_ENTITY,
@@ -172,6 +177,9 @@ def add_pipeline(storage: Path) -> None:
             tts_voice=None,
             wake_word_entity=None,
             wake_word_id=None,
+            # On/off, brightness and the like answered by Home Assistant in
+            # a fraction of a second, without the model (docs/voice.md).
+            prefer_local_intents=True,
         )
         items.append(pipeline.to_json())
         pipeline_id = pipeline.id

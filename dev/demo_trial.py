@@ -73,6 +73,9 @@ class Answer:
     # The same as replayable captures (`capture`), with `--captures`.
     captures: list[dict[str, Any]] = field(default_factory=list)
     error: str | None = None
+    # Home Assistant answered it itself (the pipeline prefers local intents
+    # and one matched): the agent was not asked.
+    processed_locally: bool = False
     # When it was asked, on the clock of the proxy's exchanges
     # (`time.perf_counter`).
     asked_at: float = 0.0
@@ -469,6 +472,7 @@ class DemoHass:
                 )
                 answer.conversation_id = output.get("conversation_id")
                 answer.continue_conversation = bool(output.get("continue_conversation"))
+                answer.processed_locally = bool(data.get("processed_locally"))
             elif kind == "error":
                 answer.error = json.dumps(data)
             elif kind == "run-end":
@@ -525,7 +529,8 @@ def _show(answer: Answer, out: Any) -> None:
     calls = ", ".join(
         f"{c.get('tool_name')} {json.dumps(c.get('tool_args'))}" for c in answer.calls
     )
-    print(f"\n> {answer.question}  [{answer.seconds} s]\n  said: {answer.speech}")
+    by = " (Home Assistant itself)" if answer.processed_locally else ""
+    print(f"\n> {answer.question}  [{answer.seconds} s]{by}\n  said: {answer.speech}")
     print(f"  calls: {calls or '-'}\n  tool server: {answer.tool_requests or '-'}")
     if answer.error:
         print(f"  error: {answer.error}")

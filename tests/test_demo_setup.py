@@ -39,7 +39,13 @@ ROOT = Path(__file__).resolve().parents[1]
 
 
 @pytest.fixture
-def demo_config(tmp_path: Path) -> Path:
+def demo_model_url() -> str:
+    """The model server the demo's entry is written for."""
+    return "http://127.0.0.1:8080/v1"
+
+
+@pytest.fixture
+def demo_config(tmp_path: Path, demo_model_url: str) -> Path:
     """A config dir as `scripts/demo` writes it."""
     subprocess.run(  # noqa: S603 (our own module, fixed arguments)
         [
@@ -47,7 +53,7 @@ def demo_config(tmp_path: Path) -> Path:
             "-m",
             "dev.demo_setup",
             str(tmp_path),
-            "http://127.0.0.1:8080/v1",
+            demo_model_url,
             "http://127.0.0.1:8091",
         ],
         check=True,
