@@ -1,25 +1,45 @@
 """The words of each language the agent knows, one module per language.
 
-Each module holds a `LEXICON`: the words its checks look for, in that
-language. Adding a language is adding its module (and its translations):
+Each module holds a `LEXICON` (`base.Lexicon`): every word the checks look
+for, in that language. The checks join all languages' words (`every`), so a
+request or reply in any of them is checked whatever the pipeline's language.
+Adding a language is adding its module here, its corpus
+(`tests/lexicon/corpus_<language>.json`) and its translations:
 CONTRIBUTING.md, "Add a language".
 """
 
 from __future__ import annotations
 
+from collections.abc import Callable, Iterable
 import re
 
-from . import en, es, it
-from .base import Lexicon
+from . import de, en, es, fr, it
+from .base import ACTS, Lexicon
 
-__all__ = ["LEXICONS", "Lexicon", "guess_language"]
+__all__ = ["ACTS", "LEXICONS", "Lexicon", "alternatives", "every", "guess_language"]
 
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
 
 
 LEXICONS: dict[str, Lexicon] = {
-    lexicon.language: lexicon for lexicon in (en.LEXICON, it.LEXICON, es.LEXICON)
+    lexicon.language: lexicon
+    for lexicon in (en.LEXICON, it.LEXICON, es.LEXICON, de.LEXICON, fr.LEXICON)
 }
+
+
+def every[T](words: Callable[[Lexicon], Iterable[T]]) -> tuple[T, ...]:
+    """One field of every language, in order, each entry once:
+    `every(lambda lexicon: lexicon.claims)`."""
+    return tuple(
+        dict.fromkeys(
+            entry for lexicon in LEXICONS.values() for entry in words(lexicon)
+        )
+    )
+
+
+def alternatives(patterns: Iterable[str]) -> str:
+    """Patterns as one group that matches any of them."""
+    return "(?:" + "|".join(patterns) + ")"
 
 
 def guess_language(text: str, default: str | None) -> str | None:

@@ -1,11 +1,24 @@
-"""What a language's module holds."""
+"""What a language's module holds.
+
+Patterns are regular-expression source strings (matched case-insensitively
+unless they say `(?-i:…)`); the checks that read them (`turn/honesty.py`,
+`turn/changes.py`, `small/guards.py`, `turn/examples.py`) join every
+language's into one pattern, compiled once. Words (not patterns) are matched
+whole, as written. The verbs of tool names (`delete_item`, `remove_item`)
+are no language's: identifiers, kept in the standalone engine
+(`engine/textcalls/names.py`).
+"""
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
+
+# What a request may ask a tool to do (`small/guards.py`).
+ACTS = ("add", "delete", "update", "send", "get", "turn_on", "turn_off")
 
 
-@dataclass(frozen=True, slots=True)
+@dataclass(frozen=True, slots=True, kw_only=True)
 class Lexicon:
     """One language's words."""
 
@@ -14,3 +27,36 @@ class Lexicon:
     # prepositions, question words, common verbs): they tell the language
     # of a request.
     marks: frozenset[str]
+    # Words that describe calling a tool, or a tool's result as a log
+    # would: "I'll call the delete_item tool" (patterns).
+    narration: tuple[str, ...]
+    # What follows a tool's name written as a call: "delete_item with …"
+    # (patterns, after the name and its spaces).
+    call_followers: tuple[str, ...]
+    # What a narration holds early in its sentence, from a word boundary:
+    # the words it opens with or needs ("I", "let me", "call", "tool").
+    # Until a sentence holds one, it is spoken as it streams (patterns).
+    narration_openers: tuple[str, ...]
+    # A confirmation that something was done: "I've added eggs" (patterns,
+    # line by line: `^` is a line's start).
+    claims: tuple[str, ...]
+    # Imperatives and verbs that ask for an action ("add", "turn"): whole
+    # words.
+    action_words: tuple[str, ...]
+    # Asking to be told something, whatever its verb: "tell me" (patterns);
+    # taken out of a request before `action_words` are looked for.
+    info_requests: tuple[str, ...]
+    # The agent's instruction to the model as a model restates it: "The user
+    # asked: …" (patterns).
+    instruction_echoes: tuple[str, ...]
+    # Openings of words that say an action did not happen: "could not",
+    # "non posso" (patterns; the word may go on).
+    says_failed: tuple[str, ...]
+    # For each of `ACTS`, the words or their stems (longer than three
+    # letters: a word that starts with one) that ask for it.
+    acts: Mapping[str, tuple[str, ...]]
+    # Words that introduce an example value in a tool's description
+    # ("e.g.", "for example"; patterns).
+    example_markers: tuple[str, ...] = ()
+    # Words that say nothing of a tool's domain ("the", "what", "tool").
+    common: frozenset[str] = field(default_factory=frozenset)

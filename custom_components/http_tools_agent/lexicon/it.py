@@ -77,4 +77,73 @@ LEXICON = Lexicon(
             "tempo",
         ]
     ),
+    narration=(
+        r"\b(?:chiam|invoc|esegu|us)\w*\s+(?:lo\s+|la\s+|il\s+|l'|un\s+|una\s+)?"
+        r"(?:strumento|funzione|tool)\b",
+        r"\blo\s+strumento\s+`?\w+_\w+",
+    ),
+    call_followers=(r"con\b", "chiamat"),
+    narration_openers=(
+        "chiam",
+        "invoc",
+        "esegu",
+        r"us[ao]\b",
+        "strument",
+        "funzion",
+    ),
+    claims=(
+        r"\b(?:ho|abbiamo)\s+(?:appena\s+|ora\s+)?(?:aggiunt|rimoss|eliminat|"
+        r"cancellat|inviat|mandat|impostat|aggiornat|modificat|acces|spent|"
+        r"salvat|messo|tolt|avvisat)\w*",
+        r"\b(?:è|e'|sono)\s+stat[oaie]\s+(?:aggiunt|rimoss|eliminat|cancellat|"
+        r"inviat|mandat|impostat|aggiornat|modificat|acces|spent|salvat|mess|tolt)\w*",
+        r"\b(?:è|sono)\s+(?:ora|adesso)\s+(?:acces|spent|attiv|impostat)\w*",
+        r"\b(?:è|sono)\s+(?:acces|spent)[aoie]\b",
+        r"^\W*fatto\b",
+    ),
+    action_words=(
+        "aggiungi",
+        "metti",
+        "togli",
+        "rimuovi",
+        "elimina",
+        "cancella",
+        "manda",
+        "invia",
+        "avvisa",
+        "di'",
+        "dì",
+        "imposta",
+        "cambia",
+        "aggiorna",
+        "accendi",
+        "spegni",
+        "apri",
+        "chiudi",
+        "avvia",
+        "ferma",
+        "crea",
+        "salva",
+        "alza",
+        "abbassa",
+    ),
+    info_requests=(r"\b(?:dimmi|mostrami|fammi\s+sapere)\b",),
+    instruction_echoes=(
+        r"\bl'utente\s+(?:ha\s+chiesto|chiede)\s*[:\"“«]",
+        r"\brisultat[oi]\s+dello?\s+strument[oi]\s+(?:qui\s+)?sopra\b",
+    ),
+    says_failed=(
+        r"non (?:posso|riesco|sono riuscit|ho potuto|è stat|trovo)",
+        "errore",
+    ),
+    acts={
+        "add": ("aggiung", "mett", "inser", "crea"),
+        "delete": ("elimin", "rimuov", "cancell", "togli"),
+        "update": ("aggiorn", "cambi", "impost", "modific"),
+        "send": ("mand", "invia", "avvis", "notific", "dì", "di'"),
+        "get": ("legg", "mostr", "elenc", "cerc"),
+        "turn_on": ("accend", "apri"),
+        "turn_off": ("spegn", "chiud"),
+    },
+    example_markers=("ad esempio", "per esempio"),
 )

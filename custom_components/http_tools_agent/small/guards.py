@@ -11,115 +11,21 @@ from collections.abc import Mapping
 import re
 from typing import Any
 
+from ..lexicon import ACTS, every
+
 UNASKED_ERROR = (
     "Error: not run: the user did not ask for this. Call only the tools the "
     "request needs."
 )
 
-# What a request asks to do, by the words people use (English, Italian,
-# Spanish), and the same for the verb a tool's name starts with.
-_ACTS: dict[str, tuple[str, ...]] = {
-    "add": (
-        "add",
-        "put",
-        "insert",
-        "create",
-        "new",
-        "aggiung",
-        "mett",
-        "inser",
-        "crea",
-        "añad",
-        "agreg",
-        "pon",
-        "mete",
-    ),
-    "delete": (
-        "delete",
-        "remove",
-        "erase",
-        "take",
-        "rid",
-        "drop",
-        "clear",
-        "elimin",
-        "rimuov",
-        "cancell",
-        "togli",
-        "borr",
-        "quit",
-        "suprim",
-        "del",
-    ),
-    "update": (
-        "update",
-        "change",
-        "set",
-        "modify",
-        "edit",
-        "make",
-        "increase",
-        "decrease",
-        "dim",
-        "brighten",
-        "aggiorn",
-        "cambi",
-        "impost",
-        "modific",
-        "actualiz",
-        "patch",
-    ),
-    "send": (
-        "send",
-        "notify",
-        "tell",
-        "let",
-        "message",
-        "ping",
-        "trigger",
-        "alert",
-        "post",
-        "mand",
-        "invia",
-        "avvis",
-        "notific",
-        "dì",
-        "di'",
-        "envía",
-        "envia",
-        "avis",
-        "dile",
-    ),
-    "get": (
-        "get",
-        "read",
-        "list",
-        "show",
-        "check",
-        "fetch",
-        "find",
-        "search",
-        "legg",
-        "mostr",
-        "elenc",
-        "cerc",
-        "lee",
-        "muestr",
-        "busc",
-    ),
-    "turn_on": (
-        "on",
-        "accend",
-        "encend",
-        "encien",
-        "prend",
-        "open",
-        "apri",
-        "abr",
-        "start",
-    ),
-    "turn_off": ("off", "spegn", "apag", "close", "chiud", "cierr", "stop"),
-}
+
+def _words_for(act: str) -> tuple[str, ...]:
+    return every(lambda lex: lex.acts.get(act, ()))
+
+
+# What a request asks to do, by the words people use in every language of
+# `lexicon/`, and the same for the verb a tool's name starts with.
+_ACTS: dict[str, tuple[str, ...]] = {act: _words_for(act) for act in ACTS}
 _INTENT_ACTS = {
     "turnon": "turn_on",
     "turnoff": "turn_off",

@@ -16,6 +16,7 @@ import re
 
 from homeassistant.components import conversation
 
+from ..lexicon import alternatives, every
 from .outcomes import CallOutcome, CallResult, content_outcome, failed_targets
 
 
@@ -91,11 +92,7 @@ def turn_actions(
 
 # An answer that already says the action did not happen.
 _SAYS_FAILED = re.compile(
-    r"\b(?:can(?:no|')t|could(?: not|n't)|unable|failed|did(?: not|n't)|"
-    r"was(?: not|n't)|not (?:able|possible|found)|no (?:device|entity)|error|"
-    r"non (?:posso|riesco|sono riuscit|ho potuto|è stat|trovo)|errore|"
-    r"no (?:puedo|pude|he podido|se pudo|encontr)|error)\w*",
-    re.IGNORECASE,
+    r"\b" + alternatives(every(lambda lex: lex.says_failed)) + r"\w*", re.IGNORECASE
 )
 
 

@@ -18,10 +18,15 @@ import re
 from typing import Any
 
 from ..const import EXAMPLES_CUSTOM, EXAMPLES_GENERATED
+from ..lexicon import alternatives, every
 
 HEADER = "Examples of requests and answers:"
+# What introduces an example value in a description, in every language of
+# `lexicon/` ("e.g.", "for example").
 _EG_RE = re.compile(
-    r"(?:e\.g\.|for example|such as|like)\s*[:,]?\s*['\"“]?([^'\"”,;)]+)", re.I
+    alternatives(every(lambda lex: lex.example_markers))
+    + r"\s*[:,]?\s*['\"“]?([^'\"”,;)]+)",
+    re.I,
 )
 _SAMPLE = {"integer": 2, "number": 1.5, "boolean": True}
 _MAX_TOOLS = 12

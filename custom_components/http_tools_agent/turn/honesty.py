@@ -1,7 +1,7 @@
 """Say only what happened: a reply's words against what ran.
 
-Three things a reply may say that are not an answer, in English, Italian and
-Spanish:
+Three things a reply may say that are not an answer, in every language of
+`lexicon/` (the words are there; the patterns are built here, once):
 
 - it narrates a call instead of making it (`narrates_call`): "Done. The tool
   get_weather called with city Oslo.", "I'll call the delete_item tool";
@@ -25,30 +25,10 @@ from enum import StrEnum
 import functools
 import re
 
+from ..lexicon import alternatives, every
+
 # Words that describe calling a tool, or a tool's result as a log would.
-_NARRATION = re.compile(
-    r"|".join(
-        (
-            # English
-            r"\b(?:call(?:ed|ing|s)?|invok(?:e|ed|es|ing)|execut(?:e|ed|es|ing)|"
-            r"us(?:e|ed|es|ing)|run(?:s|ning)?)\s+(?:the\s+|a\s+)?"
-            r"(?:`?\w+`?\s+)?(?:tool|function)s?\b",
-            r"\b(?:tool|function)\s+call(?:s|ed)?\b",
-            r"\bcalled\s+with\b",
-            r"\bthe\s+(?:tool|function)\s+`?[\w ]{2,40}?`?\s+"
-            r"(?:returned|returns|called|with|gave|says)\b",
-            # Italiano
-            r"\b(?:chiam|invoc|esegu|us)\w*\s+(?:lo\s+|la\s+|il\s+|l'|un\s+|una\s+)?"
-            r"(?:strumento|funzione|tool)\b",
-            r"\blo\s+strumento\s+`?\w+_\w+",
-            # Español
-            r"\b(?:llam|invoc|ejecut|us)\w*\s+(?:a\s+)?(?:la\s+|el\s+|una\s+|un\s+)?"
-            r"(?:herramienta|funci[oó]n|tool)\b",
-            r"\bla\s+herramienta\s+`?\w+_\w+",
-        )
-    ),
-    re.IGNORECASE,
-)
+_NARRATION = re.compile("|".join(every(lambda lex: lex.narration)), re.IGNORECASE)
 
 # A tool name as a model writes it in a narration: with an underscore, or in
 # CamelCase (Assist's intents), as a word of its own.
@@ -66,8 +46,8 @@ def _names_pattern(tools: tuple[str, ...]) -> re.Pattern[str] | None:
     names = {name for name in names if _IDENTIFIER.fullmatch(name)}
     if not names:
         return None
-    alternatives = "|".join(re.escape(name) for name in sorted(names))
-    return re.compile(rf"(?<!\w)(?:{alternatives})(?!\w)", re.IGNORECASE)
+    written = "|".join(re.escape(name) for name in sorted(names))
+    return re.compile(rf"(?<!\w)(?:{written})(?!\w)", re.IGNORECASE)
 
 
 def narrates_call(text: str, tools: Iterable[str] | re.Pattern[str] | None) -> bool:
@@ -87,81 +67,31 @@ def narrates_call(text: str, tools: Iterable[str] | re.Pattern[str] | None) -> b
     return any(_AS_CALL.match(text, found.end()) for found in pattern.finditer(text))
 
 
-# What follows a tool's name written as a call.
+# What follows a tool's name written as a call: a bracket, a colon, or a
+# language's words ("with", "con").
 _AS_CALL = re.compile(
-    r"\s*(?:\(|\{|:|with\b|con\b|called\b|chiamat|llamad|for\s+(?:city|id|name)\b)",
+    r"\s*" + alternatives((r"\(", r"\{", ":", *every(lambda lex: lex.call_followers))),
     re.IGNORECASE,
 )
 
 
 # A confirmation that something was done.
 _CLAIM = re.compile(
-    r"|".join(
-        (
-            # English
-            r"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)?been\s+"
-            r"(?:successfully\s+)?(?:added|removed|deleted|sent|set|updated|changed|"
-            r"created|turned|switched|notified|scheduled|saved|put|placed|cleared)\b",
-            r"\bI(?:'ve|\s+have)?\s+(?:just\s+|now\s+|successfully\s+)?"
-            r"(?:added|removed|deleted|sent|set|updated|changed|created|turned|"
-            r"switched|notified|scheduled|saved|put|placed|cleared|informed|told)\b",
-            r"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)?(?:added|removed|"
-            r"deleted|sent|set|updated|changed|created|turned|switched|notified|"
-            r"saved|put|placed|cleared)\b",
-            r"^\W*(?:added|removed|deleted|sent|updated|changed|created|turned on|"
-            r"turned off|switched on|switched off|notified|saved)\b",
-            r"\b(?:is|are)\s+now\s+(?:on|off|set|turned|switched|added|removed|gone)\b",
-            # "The milk is now in the shopping list." (P4a, no request made)
-            r"\b(?:is|are)\s+now\s+(?:in|on)\s+(?:the|your|my)\s+\w*\s*list\b",
-            r"\b(?:is|are|was|were)\s+(?:turned|switched)\s+(?:on|off)\b",
-            r"\b(?:successfully|now)\s+(?:added|removed|deleted|sent|updated|set)\b",
-            r"^\W*done\b",
-            # Italiano
-            r"\b(?:ho|abbiamo)\s+(?:appena\s+|ora\s+)?(?:aggiunt|rimoss|eliminat|"
-            r"cancellat|inviat|mandat|impostat|aggiornat|modificat|acces|spent|"
-            r"salvat|messo|tolt|avvisat)\w*",
-            r"\b(?:è|e'|sono)\s+stat[oaie]\s+(?:aggiunt|rimoss|eliminat|cancellat|"
-            r"inviat|mandat|impostat|aggiornat|modificat|acces|spent|salvat|mess|tolt)\w*",
-            r"\b(?:è|sono)\s+(?:ora|adesso)\s+(?:acces|spent|attiv|impostat)\w*",
-            r"\b(?:è|sono)\s+(?:acces|spent)[aoie]\b",
-            r"^\W*fatto\b",
-            # Español
-            r"\b(?:he|hemos)\s+(?:ya\s+)?(?:añadid|agregad|eliminad|borrad|quitad|"
-            r"enviad|mandad|actualizad|cambiad|encendid|apagad|guardad|puest|avisad)\w*",
-            r"\b(?:ha|han)\s+sido\s+(?:añadid|agregad|eliminad|borrad|quitad|enviad|"
-            r"mandad|actualizad|cambiad|encendid|apagad|guardad)\w*",
-            r"\b(?:está|están)\s+(?:ahora\s+)?(?:encendid|apagad)\w*",
-            r"^\W*(?:hecho|listo)\b",
-        )
-    ),
-    re.IGNORECASE | re.MULTILINE,
+    "|".join(every(lambda lex: lex.claims)), re.IGNORECASE | re.MULTILINE
 )
 
 # A request for an action (an imperative, or "I need …"), not a question.
 _ACTION = re.compile(
-    r"|".join(
-        (
-            r"\b(?:add|put|remove|delete|take|send|notify|tell|let|set|change|"
-            r"update|turn|switch|open|close|lock|unlock|start|stop|trigger|ping|"
-            r"make|increase|decrease|clear|erase|create|save|buy|dim|raise|lower)\b",
-            r"\b(?:aggiungi|metti|togli|rimuovi|elimina|cancella|manda|invia|avvisa|"
-            r"di'|dì|imposta|cambia|aggiorna|accendi|spegni|apri|chiudi|avvia|"
-            r"ferma|crea|salva|alza|abbassa)\b",
-            r"\b(?:añade|agrega|pon|quita|elimina|borra|envía|envia|manda|avisa|"
-            r"dile|cambia|actualiza|enciende|apaga|abre|cierra|inicia|"
-            r"crea|guarda|sube|baja)\b",
-        )
-    ),
+    r"\b"
+    + alternatives(re.escape(word) for word in every(lambda lex: lex.action_words))
+    + r"\b",
     re.IGNORECASE,
 )
-
 
 # Asking to be told something: a question, whatever its verb ("Tell me the
 # weather in Rome.", "Dimmi cosa c'è nella lista.").
 _INFO_REQUEST = re.compile(
-    r"\b(?:tell|show|give)\s+me\b|\blet\s+me\s+know\b|"
-    r"\b(?:dimmi|mostrami|fammi\s+sapere)\b|\b(?:dime|muéstrame|muestrame)\b",
-    re.IGNORECASE,
+    "|".join(every(lambda lex: lex.info_requests)), re.IGNORECASE
 )
 
 
@@ -178,10 +108,7 @@ def claims_action(text: str) -> bool:
 # The agent's own instruction to the model (`rules`), as models
 # restate it.
 _INSTRUCTION = re.compile(
-    r"\bthe\s+user(?:'s\s+question\s+is|\s+asked)\s*[:\"“]|"
-    r"\btool\s+(?:results?|responses?)\s+(?:above|provides?)\b|"
-    r"\banswer\s+the\s+user's\s+question\b",
-    re.IGNORECASE,
+    "|".join(every(lambda lex: lex.instruction_echoes)), re.IGNORECASE
 )
 
 
@@ -193,45 +120,7 @@ def echoes_instruction(text: str) -> bool:
 _TOKEN = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+", re.UNICODE)
 _NUMBER = re.compile(r"\d")
 # Words that say nothing of a tool's domain.
-_COMMON = frozenset(
-    [
-        "a",
-        "an",
-        "and",
-        "are",
-        "as",
-        "at",
-        "be",
-        "by",
-        "can",
-        "for",
-        "from",
-        "in",
-        "is",
-        "it",
-        "its",
-        "of",
-        "on",
-        "or",
-        "the",
-        "this",
-        "to",
-        "what",
-        "when",
-        "where",
-        "which",
-        "who",
-        "with",
-        "you",
-        "your",
-        "call",
-        "tool",
-        "tools",
-        "use",
-        "get",
-        "set",
-    ]
-)
+_COMMON = frozenset(every(lambda lex: lex.common))
 
 
 def _words(text: str) -> list[str]:
@@ -321,9 +210,9 @@ type SentenceCheck = Callable[[str], Withheld | None]
 # narration is all a reply is checked for. The openers are here so a held
 # narration leaves no fragment ("I will call the") in speech.
 NARRATION_TRIGGER = re.compile(
-    r"(?-i:\bI\b)|\b(?:let|call|invok|execut|us(?:e|ed|es|ing)\b|run|tool|function|"
-    r"chiam|invoc|esegu|us[ao]\b|strument|funzion|llam|ejecut|utiliz|herramienta|"
-    r"funci|voy|vamos)|[A-Za-z0-9]_[A-Za-z0-9]|(?-i:[a-z][A-Z])|[({`]",
+    r"\b"
+    + alternatives(every(lambda lex: lex.narration_openers))
+    + r"|[A-Za-z0-9]_[A-Za-z0-9]|(?-i:[a-z][A-Z])|[({`]",
     re.IGNORECASE,
 )
 

@@ -1,0 +1,1 @@
+"""The lexicons against their corpora."""
