@@ -221,11 +221,7 @@ NARRATION_TRIGGER = re.compile(
 # held while it may grow into one of these or into an offered tool's name
 # ("cal" → "call", "get" → "get_weather"), and spoken at once when it cannot
 # ("It" of "It is sunny").
-NARRATION_OPENERS = (
-    "i", "let", "call", "invoke", "execute", "use", "using", "run", "tool",
-    "function", "chiam", "invoc", "esegu", "usa", "uso", "strumento", "funzione",
-    "llam", "ejecut", "utiliz", "herramienta", "funcion", "función", "voy", "vamos",
-)  # fmt: skip
+NARRATION_OPENERS = every(lambda lex: lex.opener_words)
 
 _LAST_WORD = re.compile(r"[\w']*\Z")
 
