@@ -20,6 +20,7 @@ from custom_components.http_tools_agent.small.guards import asks_for
 from custom_components.http_tools_agent.turn.changes import says_failed
 from custom_components.http_tools_agent.turn.examples import generated_examples
 from custom_components.http_tools_agent.turn.honesty import (
+    NARRATION_OPENERS,
     NARRATION_TRIGGER,
     SpokenCheck,
     Withheld,
@@ -137,12 +138,15 @@ def test_every_corpus_has_a_lexicon() -> None:
 @pytest.mark.parametrize("language", sorted(LEXICONS))
 def test_a_narration_is_held_from_its_first_words(language: str) -> None:
     """Every narration of a corpus holds a word the streaming check waits on
-    (`NARRATION_TRIGGER`): streamed word by word, none of it is spoken."""
+    (`NARRATION_TRIGGER`): streamed word by word, no narration is spoken;
+    and every language has the openers whole (`NARRATION_OPENERS`)."""
+    assert LEXICONS[language].opener_words, language
     for sentence in corpus(language)["narration"]["yes"]:
         assert NARRATION_TRIGGER.search(sentence), sentence
         check = SpokenCheck(
             lambda text: Withheld.NARRATION if narrates_call(text, NAMES) else None,
             NARRATION_TRIGGER,
+            (*NARRATION_OPENERS, *NAMES),
         )
         spoken = "".join(check.feed(word + " ") for word in sentence.split())
         spoken += check.finish()

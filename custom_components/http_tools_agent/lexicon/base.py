@@ -37,6 +37,10 @@ class Lexicon:
     # the words it opens with or needs ("I", "let me", "call", "tool").
     # Until a sentence holds one, it is spoken as it streams (patterns).
     narration_openers: tuple[str, ...]
+    # The same words whole: a sentence's last word, still being written, is
+    # held while it may grow into one ("cal" -> "call") and spoken at once
+    # when it cannot ("It" of "It is sunny").
+    opener_words: tuple[str, ...]
     # A confirmation that something was done: "I've added eggs" (patterns,
     # line by line: `^` is a line's start).
     claims: tuple[str, ...]

@@ -110,6 +110,18 @@ LEXICON = Lexicon(
         "werkzeug",
         "funktion",
     ),
+    opener_words=(
+        "ich",
+        "lass",
+        "ruf",
+        "aufruf",
+        "verwend",
+        "benutz",
+        "nutz",
+        "führ",
+        "werkzeug",
+        "funktion",
+    ),
     claims=(
         r"\b(?:ich\s+habe|habe\s+ich|ich\s+hab|wir\s+haben)\b"
         + _UNTIL

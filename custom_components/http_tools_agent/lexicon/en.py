@@ -92,6 +92,18 @@ LEXICON = Lexicon(
         "tool",
         "function",
     ),
+    opener_words=(
+        "i",
+        "let",
+        "call",
+        "invoke",
+        "execute",
+        "use",
+        "using",
+        "run",
+        "tool",
+        "function",
+    ),
     claims=(
         r"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)?been\s+"
         r"(?:successfully\s+)?(?:added|removed|deleted|sent|set|updated|changed|"

@@ -77,6 +77,16 @@ LEXICON = Lexicon(
         "voy",
         "vamos",
     ),
+    opener_words=(
+        "llam",
+        "ejecut",
+        "utiliz",
+        "herramienta",
+        "funcion",
+        "función",
+        "voy",
+        "vamos",
+    ),
     claims=(
         r"\b(?:he|hemos)\s+(?:ya\s+)?(?:añadid|agregad|eliminad|borrad|quitad|"
         r"enviad|mandad|actualizad|cambiad|encendid|apagad|guardad|puest|avisad)\w*",

@@ -93,6 +93,17 @@ LEXICON = Lexicon(
         "outil",
         "fonction",
     ),
+    opener_words=(
+        "je",
+        "j'",
+        "appel",
+        "invoqu",
+        "exécut",
+        "execut",
+        "utilis",
+        "outil",
+        "fonction",
+    ),
     claims=(
         rf"\b(?:j{_A}ai|nous\s+avons)\s+(?:bien\s+|déjà\s+|maintenant\s+)?"
         r"(?:ajout|supprim|retir|enlev|effac|envoy|mis|modifi|chang|réglé|allum|"

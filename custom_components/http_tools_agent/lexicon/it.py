@@ -91,6 +91,15 @@ LEXICON = Lexicon(
         "strument",
         "funzion",
     ),
+    opener_words=(
+        "chiam",
+        "invoc",
+        "esegu",
+        "usa",
+        "uso",
+        "strumento",
+        "funzione",
+    ),
     claims=(
         r"\b(?:ho|abbiamo)\s+(?:appena\s+|ora\s+)?(?:aggiunt|rimoss|eliminat|"
         r"cancellat|inviat|mandat|impostat|aggiornat|modificat|acces|spent|"

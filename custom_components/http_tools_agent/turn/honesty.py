@@ -217,17 +217,11 @@ NARRATION_TRIGGER = re.compile(
 )
 
 
-# The trigger's words as their letters begin: a sentence's last word, still
-# being written, is held while it may grow into one of these or into an
-# offered tool's name ("cal" → "call", "get" → "get_weather"), and spoken
-# at once when it cannot ("It" of "It is sunny").
-NARRATION_OPENERS = tuple(
-    dict.fromkeys(
-        found.group().lower()
-        for pattern in every(lambda lex: lex.narration_openers)
-        if (found := re.match(r"[^\W\d_]+", pattern.removeprefix("(?-i:")))
-    )
-)
+# The trigger's words whole: a sentence's last word, still being written, is
+# held while it may grow into one of these or into an offered tool's name
+# ("cal" → "call", "get" → "get_weather"), and spoken at once when it cannot
+# ("It" of "It is sunny").
+NARRATION_OPENERS = every(lambda lex: lex.opener_words)
 
 _LAST_WORD = re.compile(r"[\w']*\Z")
 
