@@ -308,6 +308,29 @@ async def test_a_held_call_expires(
     assert speech(late) == "That question has expired, so I didn't do it."
 
 
+async def test_after_expiry_a_new_request_is_a_turn_as_any_other(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+) -> None:
+    """A request after the question expired is answered by the model; the
+    held call is gone, and does not run."""
+    await setup(hass, llm_server, tool_endpoint)
+    now = [1000.0]
+    (entry,) = hass.config_entries.async_entries(DOMAIN)
+    entry.runtime_data.held.clock = lambda: now[0]
+    llm_server.add(tool_calls_stream(("delete_item", {"item_id": "3"})))
+    asked = await say(hass, "Delete item 3.")
+
+    now[0] += hold.HOLD_SECONDS + 1
+    llm_server.add(text_stream("Hello!"))
+    hello = await say(hass, "Hello there.", asked.conversation_id)
+
+    assert speech(hello) == "Hello!"
+    assert entry.runtime_data.held.waiting(asked.conversation_id) is None
+    assert deletes(tool_endpoint) == []
+
+
 async def test_the_tools_own_question_and_confirm_settings(
     hass: HomeAssistant,
     llm_server: FakeLLMServer,
@@ -377,6 +400,8 @@ async def test_a_pin_right_and_wrong(
     assert speech(asked) == "Should I delete item: item id 3? Say yes and your PIN."
     assert asked.continue_conversation is True
 
+    bare = await say(hass, "yes", asked.conversation_id)
+    assert speech(bare) == "That PIN is not right. Say yes and your PIN again."
     wrong = await say(hass, "yes 9999", asked.conversation_id)
     assert speech(wrong) == "That PIN is not right. Say yes and your PIN again."
     assert wrong.continue_conversation is True

@@ -70,6 +70,29 @@ async def test_an_unlock_waits_for_the_yes(
             "closed",
             True,
         ),
+        # Named by domain (a list or one name), as models write it.
+        (
+            True,
+            ("HassTurnOn", {"name": "Garage Door", "domain": ["cover"]}),
+            "cover.garage_door",
+            "closed",
+            True,
+        ),
+        (
+            True,
+            ("HassTurnOff", {"name": "Front Door", "domain": "lock"}),
+            "lock.front_door",
+            "locked",
+            True,
+        ),
+        # Reading a lock's state asks nothing.
+        (
+            True,
+            ("HassGetState", {"name": "Front Door"}),
+            "lock.front_door",
+            "locked",
+            False,
+        ),
         # ... a window is not, and with the option off nothing is.
         (
             True,

@@ -235,18 +235,6 @@ class HttpToolsAgentEntity(Entity):
         )
         return False
 
-
-def _hide_pin(chat_log: conversation.ChatLog) -> None:
-    """The user's answer with its digits hidden: a PIN is never sent to the
-    model (later requests carry the conversation) nor kept in the chat log."""
-    for index in range(len(chat_log.content) - 1, -1, -1):
-        content = chat_log.content[index]
-        if isinstance(content, conversation.UserContent):
-            chat_log.content[index] = replace(
-                content, content=mask_digits(content.content)
-            )
-            return
-
     def async_server_failed(
         self,
         runtime: HttpToolsRuntime,
@@ -273,3 +261,15 @@ def _hide_pin(chat_log: conversation.ChatLog) -> None:
                 self.entry.title,
             )
             self.entry.async_start_reauth(self.hass)
+
+
+def _hide_pin(chat_log: conversation.ChatLog) -> None:
+    """The user's answer with its digits hidden: a PIN is never sent to the
+    model (later requests carry the conversation) nor kept in the chat log."""
+    for index in range(len(chat_log.content) - 1, -1, -1):
+        content = chat_log.content[index]
+        if isinstance(content, conversation.UserContent):
+            chat_log.content[index] = replace(
+                content, content=mask_digits(content.content)
+            )
+            return

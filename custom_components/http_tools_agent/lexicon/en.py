@@ -244,6 +244,8 @@ LEXICON = Lexicon(
             "use",
             "get",
             "set",
+        ]
+    ),
     # Whole answers (a phrase is matched word for word): `turn/hold.py`.
     yes=frozenset(
         [

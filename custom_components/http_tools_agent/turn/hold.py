@@ -221,10 +221,6 @@ class HeldCalls:
         del self._held[conversation_id]
         return Decision(Verdict.RUN, held)
 
-    def clear(self) -> None:
-        """Forget every held call (the entry unloads)."""
-        self._held.clear()
-
 
 def _pin_matches(given: str, expected: str | None) -> bool:
     """Whether the digits said match the secret (compared in constant time;
