@@ -197,6 +197,20 @@ async def test_a_repeated_call_after_the_yes_does_not_run_again(
             "Sí",
             "no gracias",
         ),
+        (
+            "de",
+            "Lösche den Eintrag 3 von der Liste.",
+            "Soll ich „delete item“ ausführen: item id 3?",
+            "Ja, bitte",
+            "Nein",
+        ),
+        (
+            "fr",
+            "Supprime l'article 3 de la liste.",
+            "Dois-je faire « delete item » : item id 3 ?",
+            "Oui, d'accord",
+            "non merci",
+        ),
     ],
 )
 @pytest.mark.parametrize("answer", ["yes", "no"])
@@ -232,6 +246,8 @@ async def test_the_question_and_the_answer_in_each_language(
             "en": "OK, I didn't do it.",
             "it": "Va bene, non l'ho fatto.",
             "es": "De acuerdo, no lo he hecho.",
+            "de": "Gut, ich habe es nicht getan.",
+            "fr": "D'accord, je ne l'ai pas fait.",
         }[language]
     )
 
