@@ -6,7 +6,7 @@ browser test drive Home Assistant the way a user does.
   HTTP tools), `load_integration`, `add_agent`;
 - turns: `converse`, `speech`; in an Assist pipeline: `chat_log_deltas`,
   `assert_rome_weather_ran`;
-- tools: `weather_tool`, `call_service`, `tool_names`, `llm_context`;
+- tools: `weather_tool`, `run_at_once`, `call_service`, `tool_names`, `llm_context`;
 - `entry_state` (an entry's state, read afresh each time).
 
 The loopback servers are in `tests/servers.py`, the markup checks in
@@ -205,6 +205,12 @@ def weather_tool(base_url: str) -> dict[str, Any]:
         "url": f"{base_url}/weather/{{city}}",
         "method": "GET",
     }
+
+
+def run_at_once(tools: list[dict[str, Any]]) -> list[dict[str, Any]]:
+    """`tools`, each with `confirm: never`: for the tests of rules other
+    than asking before a call (`tests/test_confirm.py` has those)."""
+    return [{**tool, "confirm": "never"} for tool in tools]
 
 
 async def call_service(

@@ -20,6 +20,7 @@ from custom_components.http_tools_agent.agent_settings import SETTINGS
 from custom_components.http_tools_agent.const import (
     CONF_ADVANCED,
     CONF_CHAIN_CALLS,
+    CONF_CONFIRM_INTENTS,
     CONF_CUSTOM_EXAMPLES,
     CONF_EXAMPLES,
     CONF_EXTRA_BODY,
@@ -50,6 +51,7 @@ BASIC = {
     CONF_TOOL_CHOICE: "auto",
     CONF_STREAM: True,
     CONF_PROFILE: "small",
+    CONF_CONFIRM_INTENTS: True,
 }
 ADVANCED = {
     CONF_THINKING: "off",

@@ -402,3 +402,39 @@ async def test_an_llm_api_passed_by_a_caller_is_offered(
     names = {tool["function"]["name"] for tool in llm_server.requests[0]["tools"]}
     assert "http-tools__get_weather" in names
     assert any(name.startswith("assist__") for name in names)
+
+
+@pytest.mark.usefixtures("ai_task_ready")
+async def test_a_task_never_runs_a_call_that_waits_for_a_yes(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    config_entry: MockConfigEntry,
+) -> None:
+    """A task has no one to ask: a call of a tool that asks before it acts
+    (a DELETE) is refused, and the model reads why."""
+    delete = {
+        "name": "delete_item",
+        "parameters": {
+            "type": "object",
+            "properties": {"item_id": {"type": "string"}},
+        },
+        "url": f"{tool_endpoint.url}/api/items/{{item_id}}",
+        "method": "DELETE",
+    }
+    hass.config_entries.async_update_entry(
+        config_entry, options={**config_entry.options, "tools": [delete]}
+    )
+    await hass.async_block_till_done()
+    llm_server.add(
+        tool_calls_stream(("delete_item", {"item_id": "3"})),
+        text_stream("It needs a yes first."),
+    )
+
+    response = await generate(hass, instructions="Delete item 3.")
+
+    assert tool_endpoint.requests == []
+    assert response["data"] == "It needs a yes first."
+    result = llm_server.requests[1]["messages"][-1]
+    assert result["role"] == "tool"
+    assert "needs the user's confirmation" in result["content"]

@@ -219,6 +219,7 @@ async def test_add_and_reconfigure_agent(
         "history": "profile",
         "history_turns": 3,
         "warm_up": "auto",
+        "confirm_intents": False,
     }
 
     result = await entry.start_subentry_reconfigure_flow(hass, new.subentry_id)

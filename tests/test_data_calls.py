@@ -84,6 +84,8 @@ def tools(base: str) -> list[dict[str, Any]]:
             },
             "url": f"{base}/api/items/{{id}}",
             "method": "DELETE",
+            # A call copied from data is refused before any question.
+            "confirm": "never",
         },
     ]
 

@@ -85,8 +85,9 @@ async def test_remove_the_bread_removes_the_bread(
 ) -> None:
     """The model called every tool, `delete_item` with an id it read
     nowhere ("1", the apples). That id is not trusted; the agent reads the
-    list and deletes the item the user named. Nothing else is said: no
-    overview of the house, no weather in London."""
+    list and asks before it deletes the item the user named; after the yes
+    it does. Nothing else is said: no overview of the house, no weather in
+    London."""
     await demo_agent(hass, llm_server, items)
     bread = items.add("bread", 1)
     llm_server.add(
@@ -96,7 +97,10 @@ async def test_remove_the_bread_removes_the_bread(
         demo_capture("remove_the_bread__closing"),
     )
 
-    answer = speech(await converse(hass, "remove the bread"))
+    asked = await converse(hass, "remove the bread")
+    assert speech(asked) == f"Should I delete item: id {bread['id']}?"
+    assert bread["id"] in items.items
+    answer = speech(await converse(hass, "yes", conversation_id=asked.conversation_id))
 
     assert bread["id"] not in items.items
     assert {i["name"] for i in items.items.values()} == {"apples", "bananas", "milk"}

@@ -35,7 +35,7 @@ from custom_components.http_tools_agent.turn.honesty import (
 from custom_components.http_tools_agent.turn.request import RETRY_NUDGES
 from dev.tool_server import DEMO_TOOLS, DemoToolServer
 
-from .kit import converse, load_integration, server_entry, speech
+from .kit import converse, load_integration, run_at_once, server_entry, speech
 from .markup import assert_clean
 from .servers import FakeLLMServer, completion, text_stream, tool_calls_stream
 
@@ -212,7 +212,7 @@ async def setup(
 ) -> MockConfigEntry:
     entry = server_entry(
         llm_server.base_url,
-        options={CONF_TOOLS: items.tools(list(DEMO_TOOLS))},
+        options={CONF_TOOLS: run_at_once(items.tools(list(DEMO_TOOLS)))},
         agent=agent or None,
     )
     entry.add_to_hass(hass)

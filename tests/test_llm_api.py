@@ -108,32 +108,46 @@ async def test_another_agent_uses_our_tools(
 
 @pytest.mark.usefixtures("setup_integration")
 @pytest.mark.parametrize(
-    ("method", "read_only", "destructive", "idempotent"),
+    ("method", "confirm", "read_only", "destructive", "idempotent"),
     [
-        ("GET", True, False, True),
-        ("HEAD", True, False, True),
-        ("DELETE", False, True, True),
-        ("PUT", False, True, True),
-        ("POST", False, False, False),
-        ("PATCH", False, False, False),
-        ("PURGE", False, False, False),
+        ("GET", "auto", True, False, True),
+        ("HEAD", "auto", True, False, True),
+        ("DELETE", "auto", False, True, True),
+        ("PUT", "auto", False, True, True),
+        ("POST", "auto", False, False, False),
+        ("PATCH", "auto", False, False, False),
+        ("PURGE", "auto", False, False, False),
+        # A tool whose calls wait for the user's yes is destructive.
+        ("POST", "always", False, True, False),
+        ("GET", "always", False, True, True),
     ],
 )
 async def test_tools_say_what_they_do(
     hass: HomeAssistant,
     method: str,
+    confirm: str,
     read_only: bool,
     destructive: bool,
     idempotent: bool,
 ) -> None:
     """Agents that honour tool annotations (e.g. ask before a destructive
-    call) learn from the HTTP method what a tool does to its server."""
-    tool = {"name": "t", "url": "http://127.0.0.1:9/x", "method": method}
+    call) learn from the HTTP method and the tool's `confirm` what a tool
+    does to its server; every HTTP tool reaches a world outside Home
+    Assistant."""
+    tool = {
+        "name": "t",
+        "url": "http://127.0.0.1:9/x",
+        "method": method,
+        "confirm": confirm,
+    }
     await call_service(hass, "set_tools", {"tools": [tool]})
     instance = await llm.async_get_api(hass, API_ID, llm_context())
 
     offered, clock = instance.tools
     assert clock.name == "GetDateTime"
     assert offered.annotations == llm.ToolAnnotations(
-        read_only=read_only, destructive=destructive, idempotent=idempotent
+        read_only=read_only,
+        destructive=destructive,
+        idempotent=idempotent,
+        open_world=True,
     )

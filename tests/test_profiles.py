@@ -42,7 +42,14 @@ from custom_components.http_tools_agent.server.profiles import (
 from dev.demo_setup import agent_subentry
 from dev.tool_server import DemoToolServer
 
-from .kit import ENTRY_UNIQUE_ID, converse, load_integration, server_entry, speech
+from .kit import (
+    ENTRY_UNIQUE_ID,
+    converse,
+    load_integration,
+    run_at_once,
+    server_entry,
+    speech,
+)
 from .servers import (
     FakeLLMServer,
     documented,
@@ -307,7 +314,7 @@ async def test_a_chain_runs(
 ) -> None:
     entry = server_entry(
         llm_server.base_url,
-        options={CONF_TOOLS: items.tools()},
+        options={CONF_TOOLS: run_at_once(items.tools())},
         agent={CONF_PROFILE: profile} if profile else None,
     )
     entry.add_to_hass(hass)
@@ -338,7 +345,7 @@ async def test_a_chain_under_the_small_rules(
     for at that point). The agent then asks for the answer without tools."""
     entry = server_entry(
         llm_server.base_url,
-        options={CONF_TOOLS: items.tools()},
+        options={CONF_TOOLS: run_at_once(items.tools())},
         agent={CONF_PROFILE: "small"},
     )
     entry.add_to_hass(hass)
@@ -386,8 +393,10 @@ async def test_a_request_for_every_tool_runs_them_all(
     entry = server_entry(
         llm_server.base_url,
         options={
-            CONF_TOOLS: items.tools(
-                ["list_items", "delete_item", "get_weather", "send_webhook"]
+            CONF_TOOLS: run_at_once(
+                items.tools(
+                    ["list_items", "delete_item", "get_weather", "send_webhook"]
+                )
             )
         },
         agent={CONF_PROFILE: profile} if profile else None,
@@ -416,8 +425,10 @@ async def test_every_tool_under_the_small_rules(
     entry = server_entry(
         llm_server.base_url,
         options={
-            CONF_TOOLS: items.tools(
-                ["list_items", "delete_item", "get_weather", "send_webhook"]
+            CONF_TOOLS: run_at_once(
+                items.tools(
+                    ["list_items", "delete_item", "get_weather", "send_webhook"]
+                )
             )
         },
         agent={CONF_PROFILE: "small"},

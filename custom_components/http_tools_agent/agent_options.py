@@ -16,6 +16,7 @@ from typing import Any, Literal
 from .agent_settings import SETTINGS, read_settings
 from .const import (
     CONF_CHAIN_CALLS,
+    CONF_CONFIRM_INTENTS,
     CONF_CUSTOM_EXAMPLES,
     CONF_EXAMPLES,
     CONF_EXTRA_BODY,
@@ -136,6 +137,9 @@ class AgentOptions:
     history_turns: int = SETTINGS[CONF_HISTORY_TURNS].default
     # Whether the prompt's start is sent ahead (`server/warm_up.py`).
     warm_up: str = SETTINGS[CONF_WARM_UP].default
+    # Ask before Assist unlocks, opens a garage door or gate, or touches an
+    # alarm panel (`turn/sensitive.py`).
+    confirm_intents: bool = False
 
     @classmethod
     def from_subentry(cls, data: Mapping[str, Any]) -> AgentOptions:
@@ -158,4 +162,5 @@ class AgentOptions:
             history=values[CONF_HISTORY],
             history_turns=values[CONF_HISTORY_TURNS],
             warm_up=values[CONF_WARM_UP],
+            confirm_intents=values[CONF_CONFIRM_INTENTS],
         )

@@ -66,6 +66,9 @@ CONF_HISTORY_TURNS: Final = "history_turns"
 CONF_CUSTOM_EXAMPLES: Final = "custom_examples"
 # Whether the prompt's start is sent ahead of the first question (`server/warm_up.py`).
 CONF_WARM_UP: Final = "warm_up"
+# Ask before Assist's intents unlock, open a garage door or gate, or touch
+# an alarm panel (`turn/sensitive.py`).
+CONF_CONFIRM_INTENTS: Final = "confirm_intents"
 
 TOOL_CHOICES: Final = ("auto", "required", "none")
 THINKING_CHOICES: Final = ("auto", "off", "on")

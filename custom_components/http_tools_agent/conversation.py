@@ -173,7 +173,9 @@ class HttpToolsConversationEntity(
         runtime = self.entry.runtime_data
         try:
             with runtime.turns.turn():
-                await self._async_handle_chat_log(chat_log, user_input.language)
+                asks = await self._async_handle_chat_log(
+                    chat_log, user_input.language, user_input.device_id
+                )
         except HomeAssistantError as err:
             # A server failure is spoken in the user's language; the next
             # turn starts clean.
@@ -189,4 +191,9 @@ class HttpToolsConversationEntity(
             )
 
         runtime.availability.async_mark_available()
-        return conversation.async_get_result_from_chat_log(user_input, chat_log)
+        result = conversation.async_get_result_from_chat_log(user_input, chat_log)
+        if asks:
+            # The agent asked before it acts: a satellite listens again even
+            # when its question does not end in "?" (a PIN's instructions).
+            result.continue_conversation = True
+        return result

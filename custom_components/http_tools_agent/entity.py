@@ -6,6 +6,7 @@ A turn is built here from the agent's settings and the house
 
 from __future__ import annotations
 
+from dataclasses import replace
 from typing import override
 
 from homeassistant.components import conversation
@@ -38,11 +39,21 @@ from .server.profiles import ProfileChoice, choose_profile
 from .small.rules import rules_for
 from .tools.llm_api import AgentScope
 from .turn.context_fit import ContextWindow
+from .turn.hold import Decision, Verdict, mask_digits
 from .turn.loop import TurnLoop
 from .turn.messages import ChatTools, chat_tools, this_turn
 from .turn.prompt import MessageNotes
-from .turn.say import async_spoken_message
+from .turn.say import agent_words, async_spoken_message
+from .turn.sensitive import sensitive_intents
 from .turn.state import Turn
+
+# What the agent says when a held call does not run (`turn/hold.py`).
+_NOT_RUN = {
+    Verdict.DECLINED: "confirm_declined",
+    Verdict.NOT_ANSWERED: "confirm_not_answered",
+    Verdict.EXPIRED: "confirm_expired",
+    Verdict.LOCKED: "confirm_pin_locked",
+}
 
 
 class HttpToolsAgentEntity(Entity):
@@ -120,6 +131,8 @@ class HttpToolsAgentEntity(Entity):
         cut_note: str = "",
         data: bool = False,
         images: tuple[str, ...] = (),
+        device_id: str | None = None,
+        confirmed_request: str | None = None,
     ) -> Turn:
         """A new turn over `chat_log` (which Home Assistant has filled) with
         this agent's settings: what its requests are built from. The agent
@@ -143,6 +156,9 @@ class HttpToolsAgentEntity(Entity):
             language=language,
             data=data,
             images=images,
+            device_id=device_id,
+            confirmed_request=confirmed_request,
+            sensitive=sensitive_intents(self.hass) if options.confirm_intents else None,
         )
 
     def _places(self) -> frozenset[str]:
@@ -155,14 +171,69 @@ class HttpToolsAgentEntity(Entity):
         return frozenset(name.strip().lower() for name in names)
 
     async def _async_handle_chat_log(
-        self, chat_log: conversation.ChatLog, language: str | None = None
-    ) -> None:
-        """One turn: the tool loop over the chat log (`turn/loop.py`)."""
-        language = guess_language(this_turn(chat_log)[0], language)
-        cut_note = await async_spoken_message(self.hass, language, "cut_off", {})
-        turn = self.turn(chat_log, language, cut_note=cut_note)
+        self,
+        chat_log: conversation.ChatLog,
+        language: str | None = None,
+        device_id: str | None = None,
+    ) -> bool:
+        """One turn: the answer to a held call (`turn/hold.py`), or the tool
+        loop over the chat log (`turn/loop.py`). True when the turn ends with
+        the agent's question (the conversation continues)."""
         runtime = self.entry.runtime_data
+        text = this_turn(chat_log)[0]
+        decision = runtime.held.answer(
+            chat_log.conversation_id,
+            device_id,
+            self.entity_id,
+            text,
+            dict(runtime.tools.secrets),
+        )
+        if decision is not None:
+            return await self._async_answer_held(chat_log, decision, device_id)
+        language = guess_language(text, language)
+        cut_note = await async_spoken_message(self.hass, language, "cut_off", {})
+        turn = self.turn(chat_log, language, cut_note=cut_note, device_id=device_id)
         await TurnLoop(self.hass, runtime, turn, self.entity_id).async_run()
+        return turn.asked
+
+    async def _async_answer_held(
+        self,
+        chat_log: conversation.ChatLog,
+        decision: Decision,
+        device_id: str | None,
+    ) -> bool:
+        """The user answered a held call: run it (a yes, the right PIN), ask
+        for the PIN again, or say that it was not done."""
+        held = decision.held
+        if held.pin is not None:
+            _hide_pin(chat_log)
+        language = held.language
+        if decision.verdict is Verdict.RUN:
+            cut_note = await async_spoken_message(self.hass, language, "cut_off", {})
+            turn = self.turn(
+                chat_log,
+                language,
+                cut_note=cut_note,
+                device_id=device_id,
+                confirmed_request=held.request,
+            )
+            loop = TurnLoop(self.hass, self.entry.runtime_data, turn, self.entity_id)
+            await loop.async_run_confirmed(held.call)
+            return False
+        if decision.verdict is Verdict.WRONG_PIN:
+            again = await async_spoken_message(
+                self.hass, language, "confirm_wrong_pin", {}
+            )
+            chat_log.async_add_assistant_content_without_tools(
+                agent_words(self.entity_id, again, again)
+            )
+            return True
+        key = _NOT_RUN[decision.verdict]
+        said = await async_spoken_message(self.hass, language, key, {})
+        chat_log.async_add_assistant_content_without_tools(
+            agent_words(self.entity_id, said, said)
+        )
+        return False
 
     def async_server_failed(
         self,
@@ -190,3 +261,15 @@ class HttpToolsAgentEntity(Entity):
                 self.entry.title,
             )
             self.entry.async_start_reauth(self.hass)
+
+
+def _hide_pin(chat_log: conversation.ChatLog) -> None:
+    """The user's answer with its digits hidden: a PIN is never sent to the
+    model (later requests carry the conversation) nor kept in the chat log."""
+    for index in range(len(chat_log.content) - 1, -1, -1):
+        content = chat_log.content[index]
+        if isinstance(content, conversation.UserContent):
+            chat_log.content[index] = replace(
+                content, content=mask_digits(content.content)
+            )
+            return

@@ -28,6 +28,7 @@ from .server.availability import ServerAvailability
 from .server.info import ServerInfo
 from .server.turns import ServerTurns
 from .tools.entry_tools import EntryTools
+from .turn.hold import HeldCalls
 
 type HttpToolsConfigEntry = ConfigEntry[HttpToolsRuntime]
 
@@ -96,6 +97,8 @@ class HttpToolsRuntime:
     server_info: ServerInfo = field(default_factory=ServerInfo)
     # The agents' turns under way on the server (`turns`).
     turns: ServerTurns = field(default_factory=ServerTurns)
+    # The agents' calls waiting for the user's yes (`turn/hold.py`).
+    held: HeldCalls = field(default_factory=HeldCalls)
     recent_errors: deque[RecentError] = field(
         default_factory=lambda: deque(maxlen=MAX_RECENT_ERRORS)
     )

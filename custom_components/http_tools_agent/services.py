@@ -205,6 +205,16 @@ def _run_arguments(value: object) -> dict[str, Any]:
 async def _async_run_tool(call: ServiceCall) -> ServiceResponse:
     entry = resolve_entry(call.hass, call.data.get(ATTR_CONFIG_ENTRY_ID))
     arguments = _run_arguments(call.data.get(ATTR_ARGUMENTS))
+    definition = entry.runtime_data.tools.active.by_name.get(call.data[ATTR_TOOL])
+    if definition is not None and definition.confirmation.pin is not None:
+        # An automation has no one to ask: it is the user's confirmation
+        # (only an admin writes it), except for a tool that asks for a PIN,
+        # which only a person gives (docs/security.md).
+        raise ServiceValidationError(
+            translation_domain=DOMAIN,
+            translation_key="run_tool_needs_pin",
+            translation_placeholders={"tool": definition.name},
+        )
     context = llm.LLMContext(
         platform=DOMAIN,
         context=call.context,

@@ -113,6 +113,14 @@ async def _kitchen_lights(demo: DemoHass, answer: Answer) -> None:
         assert state["state"] == "off", (other, brief(answer))
 
 
+async def confirmed(demo: DemoHass, answer: Answer) -> Answer:
+    """The answer, after the user's yes when the agent asked before it acts
+    (the demo's delete asks first: docs/tools.md, "Ask before it acts")."""
+    if answer.continue_conversation and answer.speech.startswith("Should I "):
+        return await demo.ask("Yes.", answer.conversation_id)
+    return answer
+
+
 CHECKS: dict[str, Callable[[DemoHass, Answer], Awaitable[None]]] = {
     "What's the weather in Rome?": _rome,
     "What's on my shopping list?": _list,
@@ -129,7 +137,7 @@ async def test_the_readme_examples_do_what_the_readme_says(demo: DemoHass) -> No
     assert examples, "README.md lists no example"
     assert set(examples) <= set(CHECKS), set(examples) - set(CHECKS)
     for example in examples:
-        answer = await demo.ask(example)
+        answer = await confirmed(demo, await demo.ask(example))
         await CHECKS[example](demo, answer)
 
 
@@ -147,7 +155,7 @@ async def test_a_five_turn_conversation_that_refers_back(demo: DemoHass) -> None
         "Add eggs to it.",
         "Now remove the bananas.",
     ):
-        answer = await demo.ask(question, conversation)
+        answer = await confirmed(demo, await demo.ask(question, conversation))
         conversation = answer.conversation_id
         said(answer)
         turns.append(answer)

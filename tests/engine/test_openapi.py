@@ -283,6 +283,23 @@ def test_schema_rules_allof_nullable_readonly_recursion() -> None:
     parse_tools(list(result.tools))
 
 
+@pytest.mark.parametrize(
+    ("flag", "confirm"), [(True, "always"), (False, "never"), (None, None)]
+)
+def test_consequential_operations_ask_first(
+    flag: bool | None, confirm: str | None
+) -> None:
+    """ChatGPT Actions' `x-openai-isConsequential`: true asks the user before
+    every call, false never; absent, the verb decides (`confirm` left out)."""
+    data = _doc()
+    if flag is not None:
+        data["paths"]["/rooms/{room}/lights"]["post"]["x-openai-isConsequential"] = flag
+    (tool,) = _read(data).to_tools(["set_lights"]).tools
+    assert tool.get("confirm") == confirm
+    (definition,) = parse_tools([tool])
+    assert definition.needs_confirmation is bool(flag)
+
+
 def test_names_stay_unique_and_valid() -> None:
     """A taken name gets a number; odd ids become valid names."""
     data = _doc()

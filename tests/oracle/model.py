@@ -24,11 +24,17 @@ from typing import Any
 from aiohttp import web
 
 from custom_components.http_tools_agent.small.answer import ANSWER_NUDGE
+from custom_components.http_tools_agent.turn.calls import HELD_TEXT
 from tests.servers import FakeLLMServer, Reply, text_stream, tool_calls_stream
 
 # What the agent answers instead of running a call (`calls`,
 # `rules`): a refusal, not a result.
 REFUSED = "Error: not run"
+# A call held for the user's yes (`turn/calls.py`): it runs after the yes.
+HELD = HELD_TEXT
+# What the user says when the agent asks before a call (`run.py`): no turn
+# of the scenario, the answer to the agent's question.
+YES = "Yes."
 
 
 @dataclass(frozen=True, slots=True)
@@ -176,9 +182,11 @@ class OracleModel(FakeLLMServer):
         """What the oracle says to one request."""
         messages: list[dict[str, Any]] = body.get("messages", [])
         offered = [t["function"]["name"] for t in body.get("tools") or ()]
-        turn = sum(1 for m in messages if m["role"] == "user") - 1
+        turn = (
+            sum(1 for m in messages if m["role"] == "user" and m["content"] != YES) - 1
+        )
         pairs, this_turn = _calls_and_results(messages)
-        self._score(this_turn)
+        self._score(this_turn, pairs)
         step = self.steps[min(turn, len(self.steps) - 1)]
         key = (str(body.get("user")), turn)
         done = self._progress.get(key, 0)
@@ -198,13 +206,25 @@ class OracleModel(FakeLLMServer):
         middle = len(answer) // 2
         return text_stream(answer[:middle], answer[middle:])
 
-    def _score(self, this_turn: list[tuple[Call, str | None]]) -> None:
-        """Did the calls of the oracle's last reply run?"""
+    def _score(
+        self,
+        this_turn: list[tuple[Call, str | None]],
+        pairs: list[tuple[Call, str]],
+    ) -> None:
+        """Did the calls of the oracle's last reply run? A call held for the
+        user's yes runs in the turn of the yes: its calls are scored on the
+        request after it, the others with their results of the turn before."""
         if not self.seen or self.seen[-1].ran is not None:
             return
         last = self.seen[-1]
+        if any(result == HELD for _, result in pairs) and not any(
+            result is not None for _, result in this_turn
+        ):
+            return  # the agent asked; the yes is still to come
         results = {
-            call.key(): result for call, result in this_turn if result is not None
+            call.key(): result
+            for call, result in (*pairs, *this_turn)
+            if result is not None and result != HELD
         }
         last.ran = all(
             call.key() in results and not results[call.key()].startswith(REFUSED)

@@ -1,7 +1,8 @@
 """Run one P9 scenario through Home Assistant and score it.
 
 A scenario passes for a profile when every call the oracle makes runs, in
-its round, no tool request runs that the oracle did not make, and each of
+its round (a call that waits for the user's yes after the yes: the runner
+says it whenever the agent asks), no tool request runs that the oracle did not make, and each of
 its answers is spoken unchanged. Used by the tests (`test_oracle.py`) and
 the benchmark (`bench/bench_oracle.py`).
 """
@@ -20,13 +21,15 @@ from dev.tool_server import DemoToolServer
 from tests.house import async_demo_house
 from tests.kit import API_ID, add_agent, converse, server_entry, speech
 
-from .model import OracleModel
+from .model import YES, OracleModel
 from .scenarios import Scenario
 
 # The profile settings P9 compares; `auto` on a model whose size nothing
 # tells (`local`): what a new user of a 7B model behind an alias gets.
 PROFILES = ("capable", "auto", "small")
 FORMATS = ("structured", "text")
+# Questions a turn may ask before it acts (one per held call).
+MAX_CONFIRMATIONS = 3
 # The assist tools a scenario may call (everything else is an HTTP tool).
 ASSIST_TOOLS = frozenset({"HassTurnOn", "HassTurnOff"})
 
@@ -78,6 +81,14 @@ async def run_scenario(
                 hass, step.user, agent_id=agent_id, conversation_id=conversation_id
             )
             conversation_id = result.conversation_id
+            for _ in range(MAX_CONFIRMATIONS):
+                if entry.runtime_data.held.waiting(conversation_id) is None:
+                    break
+                # The agent asks before a call that needs the user's yes:
+                # the user says it (`turn/hold.py`).
+                result = await converse(
+                    hass, YES, agent_id=agent_id, conversation_id=conversation_id
+                )
             spoken.append(speech(result))
         http_calls = sum(
             len([c for c in seen.calls if c.name not in ASSIST_TOOLS])

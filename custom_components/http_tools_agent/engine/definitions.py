@@ -15,11 +15,12 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
 import copy
-from dataclasses import dataclass
+from dataclasses import dataclass, field as dataclass_field
 import json
 from typing import Any
 
 from .auth import Auth
+from .confirm import Confirmation, parse_confirmation
 from .fields import (
     NAME_RE,
     REQUEST_FIELDS,
@@ -123,6 +124,18 @@ class ToolDefinition:
     response: ResponseShape | None = None
     speech: str | None = None
     effects: Effects = Effects()
+    # Whether its calls wait for the user's yes (`engine/confirm.py`).
+    confirmation: Confirmation = dataclass_field(default_factory=Confirmation)
+
+    @property
+    def needs_confirmation(self) -> bool:
+        """Whether a call of this tool waits for the user's yes (`auto`: a
+        step that deletes, or the tool declared destructive)."""
+        deletes = any(step.method.upper() == "DELETE" for step in self.requests)
+        return self.confirmation.needed(
+            "DELETE" if deletes else self.method,
+            destructive=self.effects.destructive is True,
+        )
 
     def as_dict(self) -> dict[str, Any]:
         """Back to the file format; round-trips through :func:`parse_tools`."""
@@ -157,6 +170,7 @@ class ToolDefinition:
         for key in ("read_only", "destructive", "idempotent"):
             if (value := getattr(self.effects, key)) is not None:
                 data[key] = value
+        data.update(self.confirmation.as_dict())
         return data
 
     @property
@@ -219,7 +233,8 @@ class ToolDefinition:
     @property
     def secret_references(self) -> dict[str, frozenset[str]]:
         """The ``{secret:name}`` names each field uses (``url``, ``headers.X``,
-        ``body.token``, ``auth.password``; ``steps[1].url`` in a composite)."""
+        ``body.token``, ``auth.password``, ``pin``; ``steps[1].url`` in a
+        composite)."""
         found: dict[str, frozenset[str]] = {}
         for index, step in enumerate(self.requests):
             prefix = f"steps[{index}]." if self.steps else ""
@@ -231,11 +246,13 @@ class ToolDefinition:
             if step.auth is not None:
                 found[f"{prefix}auth.username"] = template_secrets(step.auth.username)
                 found[f"{prefix}auth.password"] = template_secrets(step.auth.password)
+        if self.confirmation.pin is not None:
+            found["pin"] = frozenset({self.confirmation.pin})
         return {field: names for field, names in found.items() if names}
 
     @property
     def secret_names(self) -> frozenset[str]:
-        """Every secret the tool's request needs."""
+        """Every secret the tool uses: its request's, and its PIN."""
         names: frozenset[str] = frozenset()
         for used in self.secret_references.values():
             names |= used
@@ -301,6 +318,9 @@ def _parse_one(
     )
     if effects.read_only and effects.destructive:
         out.add("destructive", "a read-only tool destroys nothing")
+    confirmation, confirm_problems = parse_confirmation(raw, declared)
+    for where, message in confirm_problems:
+        out.add(where, message)
     if out.count or parsed_name is None or url is None or method is None:
         problems.extend(DefinitionProblem(index, tool, f, m) for f, m in out.found)
         return None
@@ -321,6 +341,7 @@ def _parse_one(
         response=response,
         speech=speech,
         effects=effects,
+        confirmation=confirmation,
     )
     if body is not None or steps:
         # Only placeholders place an argument then: one no placeholder uses

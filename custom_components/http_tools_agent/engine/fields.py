@@ -50,6 +50,10 @@ KNOWN_FIELDS = (
     "read_only",
     "destructive",
     "idempotent",
+    # Whether a call waits for the user's yes (`engine/confirm.py`).
+    "confirm",
+    "confirm_question",
+    "pin",
 )
 # The fields of one request: at the top, or in each step of `steps`.
 REQUEST_FIELDS = ("url", "method", "headers", "body", "body_format", "auth")

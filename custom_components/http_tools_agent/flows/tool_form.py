@@ -33,6 +33,7 @@ from homeassistant.helpers.selector import (
 )
 import probatio
 
+from ..engine.confirm import CONFIRM_MODES, DEFAULT_CONFIRM
 from ..engine.definitions import (
     DefinitionProblem,
     ToolDefinition,
@@ -70,6 +71,10 @@ FLAG_AUTO, FLAG_YES, FLAG_NO = "auto", "yes", "no"
 FLAGS = (F_READ_ONLY, F_DESTRUCTIVE, F_IDEMPOTENT)
 AUTH_NONE = "none"
 BODY_FORMATS = ("json", "form", "text")
+# Whether a call waits for the user's yes (`engine/confirm.py`).
+F_CONFIRM = "confirm"
+F_CONFIRM_QUESTION = "confirm_question"
+F_PIN = "pin"
 # The fields in form order; each has its own error key and placeholder.
 FIELDS = (
     F_NAME,
@@ -92,6 +97,9 @@ FIELDS = (
     F_READ_ONLY,
     F_DESTRUCTIVE,
     F_IDEMPOTENT,
+    F_CONFIRM,
+    F_CONFIRM_QUESTION,
+    F_PIN,
 )
 HEADER_NAME = "name"
 HEADER_VALUE = "value"
@@ -164,6 +172,15 @@ def tool_schema() -> probatio.Schema:
             probatio.Required(F_READ_ONLY, default=FLAG_AUTO): _flag(),
             probatio.Required(F_DESTRUCTIVE, default=FLAG_AUTO): _flag(),
             probatio.Required(F_IDEMPOTENT, default=FLAG_AUTO): _flag(),
+            probatio.Required(F_CONFIRM, default=DEFAULT_CONFIRM): SelectSelector(
+                SelectSelectorConfig(
+                    options=list(CONFIRM_MODES),
+                    mode=SelectSelectorMode.DROPDOWN,
+                    translation_key="tool_confirm",
+                )
+            ),
+            probatio.Optional(F_CONFIRM_QUESTION): TextSelector(),
+            probatio.Optional(F_PIN): TextSelector(),
         }
     )
 
@@ -195,6 +212,7 @@ def form_values(raw: Mapping[str, Any] | None) -> dict[str, Any]:
             F_BODY_FORMAT: "json",
             F_AUTH: AUTH_NONE,
             **dict.fromkeys(FLAGS, FLAG_AUTO),
+            F_CONFIRM: DEFAULT_CONFIRM,
         }
     headers = raw.get(F_HEADERS)
     values: dict[str, Any] = {
@@ -211,6 +229,7 @@ def form_values(raw: Mapping[str, Any] | None) -> dict[str, Any]:
         F_VERIFY_SSL: raw.get(F_VERIFY_SSL) is not False,
         F_BODY_FORMAT: raw.get(F_BODY_FORMAT) or "json",
         F_AUTH: AUTH_NONE,
+        F_CONFIRM: raw.get(F_CONFIRM) or DEFAULT_CONFIRM,
     }
     for key in (F_BODY, F_STEPS, F_RESPONSE, F_SPEECH, F_TIMEOUT):
         if raw.get(key) is not None:
@@ -225,6 +244,9 @@ def form_values(raw: Mapping[str, Any] | None) -> dict[str, Any]:
         values[flag] = (
             FLAG_AUTO if flag_value is None else FLAG_YES if flag_value else FLAG_NO
         )
+    for key in (F_CONFIRM_QUESTION, F_PIN):
+        if raw.get(key):
+            values[key] = raw[key]
     return values
 
 
@@ -301,6 +323,11 @@ def _raw_definition(
     for flag in FLAGS:
         if (choice := user_input.get(flag)) in (FLAG_YES, FLAG_NO):
             raw[flag] = choice == FLAG_YES
+    if (confirm := user_input.get(F_CONFIRM)) not in (None, "", DEFAULT_CONFIRM):
+        raw[F_CONFIRM] = confirm
+    for key in (F_CONFIRM_QUESTION, F_PIN):
+        if text := str(user_input.get(key) or "").strip():
+            raw[key] = text
     return raw, problems
 
 

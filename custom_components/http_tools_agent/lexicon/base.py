@@ -64,3 +64,7 @@ class Lexicon:
     example_markers: tuple[str, ...] = ()
     # Words that say nothing of a tool's domain ("the", "what", "tool").
     common: frozenset[str] = field(default_factory=frozenset)
+    # What answers a question the agent asked before acting
+    # (`turn/hold.py`): the words of a yes, and of a no.
+    yes: frozenset[str] = frozenset()
+    no: frozenset[str] = frozenset()

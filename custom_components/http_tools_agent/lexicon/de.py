@@ -225,4 +225,36 @@ LEXICON = Lexicon(
             "kannst",
         ]
     ),
+    # Whole answers (a phrase is matched word for word): `turn/hold.py`.
+    yes=frozenset(
+        [
+            "ja",
+            "jawohl",
+            "klar",
+            "sicher",
+            "ok",
+            "okay",
+            "genau",
+            "richtig",
+            "mach das",
+            "mach es",
+            "bestätige",
+            "bestätigt",
+            "ja bitte",
+            "gerne",
+        ]
+    ),
+    no=frozenset(
+        [
+            "nein",
+            "nee",
+            "abbrechen",
+            "stopp",
+            "halt",
+            "lieber nicht",
+            "nicht",
+            "nein danke",
+            "vergiss es",
+        ]
+    ),
 )

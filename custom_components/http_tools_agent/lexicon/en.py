@@ -246,4 +246,39 @@ LEXICON = Lexicon(
             "set",
         ]
     ),
+    # Whole answers (a phrase is matched word for word): `turn/hold.py`.
+    yes=frozenset(
+        [
+            "yes",
+            "yeah",
+            "yep",
+            "yup",
+            "sure",
+            "ok",
+            "okay",
+            "confirm",
+            "confirmed",
+            "correct",
+            "right",
+            "affirmative",
+            "do it",
+            "go ahead",
+            "yes please",
+            "please do",
+        ]
+    ),
+    no=frozenset(
+        [
+            "no",
+            "nope",
+            "nah",
+            "cancel",
+            "stop",
+            "don't",
+            "do not",
+            "never mind",
+            "no thanks",
+            "abort",
+        ]
+    ),
 )

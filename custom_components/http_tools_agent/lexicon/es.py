@@ -135,4 +135,35 @@ LEXICON = Lexicon(
         "turn_off": ("apag", "cierr"),
     },
     example_markers=("por ejemplo",),
+    # Whole answers (a phrase is matched word for word): `turn/hold.py`.
+    yes=frozenset(
+        [
+            "sí",
+            "si",
+            "claro",
+            "vale",
+            "ok",
+            "okay",
+            "de acuerdo",
+            "confirmo",
+            "confirma",
+            "correcto",
+            "hazlo",
+            "adelante",
+            "por supuesto",
+            "sí por favor",
+        ]
+    ),
+    no=frozenset(
+        [
+            "no",
+            "cancela",
+            "cancelar",
+            "no lo hagas",
+            "déjalo",
+            "para",
+            "no gracias",
+            "nada",
+        ]
+    ),
 )

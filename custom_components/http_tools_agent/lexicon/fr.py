@@ -208,4 +208,35 @@ LEXICON = Lexicon(
             "outils",
         ]
     ),
+    # Whole answers (a phrase is matched word for word): `turn/hold.py`.
+    yes=frozenset(
+        [
+            "oui",
+            "ouais",
+            "bien sûr",
+            "d'accord",
+            "ok",
+            "okay",
+            "vas-y",
+            "vas y",
+            "confirme",
+            "confirmé",
+            "exact",
+            "c'est ça",
+            "oui merci",
+            "volontiers",
+        ]
+    ),
+    no=frozenset(
+        [
+            "non",
+            "annule",
+            "annuler",
+            "arrête",
+            "stop",
+            "surtout pas",
+            "non merci",
+            "laisse tomber",
+        ]
+    ),
 )

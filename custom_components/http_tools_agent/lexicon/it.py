@@ -155,4 +155,35 @@ LEXICON = Lexicon(
         "turn_off": ("spegn", "chiud"),
     },
     example_markers=("ad esempio", "per esempio"),
+    # Whole answers (a phrase is matched word for word): `turn/hold.py`.
+    yes=frozenset(
+        [
+            "sì",
+            "si",
+            "certo",
+            "ok",
+            "okay",
+            "va bene",
+            "confermo",
+            "conferma",
+            "esatto",
+            "giusto",
+            "fallo",
+            "procedi",
+            "d'accordo",
+            "sì grazie",
+        ]
+    ),
+    no=frozenset(
+        [
+            "no",
+            "annulla",
+            "non farlo",
+            "lascia stare",
+            "fermati",
+            "stop",
+            "no grazie",
+            "niente",
+        ]
+    ),
 )

@@ -26,7 +26,7 @@ from ..engine.definitions import ToolDefinition
 from ..engine.executor import ToolRunResult, run_tool
 from ..redact import REDACTED
 from ..runtime import HttpToolsConfigEntry, HttpToolsRuntime
-from ..turn.outcomes import CallResult
+from ..turn.outcomes import CallOutcome, CallResult
 
 API_NAME = "HTTP Tools"
 API_PROMPT = (
@@ -79,11 +79,25 @@ def tool_annotations(definition: ToolDefinition) -> llm.ToolAnnotations:
     """Describe what the tool does to its server: its own `read_only`,
     `destructive` and `idempotent` (each defaulting from its verbs). What
     Home Assistant shows, and what the turn's honesty rules, unasked changes
-    and read-outs go by (`turn/messages.py` reads `read_only` from here)."""
+    and read-outs go by (`turn/messages.py` reads `read_only` from here). A
+    tool whose calls wait for the user's yes is destructive and not
+    read-only, so an MCP host asks too; every HTTP tool reaches a service
+    outside Home Assistant (open world)."""
+    confirm = definition.needs_confirmation
     return llm.ToolAnnotations(
-        read_only=definition.read_only,
-        destructive=definition.destructive,
+        read_only=definition.read_only and not confirm,
+        destructive=confirm or definition.destructive,
         idempotent=definition.idempotent,
+        open_world=True,
+    )
+
+
+def needs_confirmation_error(name: str) -> str:
+    """What another agent's model reads for a tool that waits for a yes."""
+    return (
+        f"Error: not run: '{name}' needs the user's confirmation, which only "
+        "an HTTP Tools Agent conversation agent asks for. Tell the user to "
+        "ask that agent to do it."
     )
 
 
@@ -117,7 +131,17 @@ class HttpTool(llm.Tool):
         tool_input: llm.ToolInput,
         llm_context: llm.LLMContext,
     ) -> llm.ToolResult:
-        """Run the HTTP request; failures are text the model can read."""
+        """Run the HTTP request; failures are text the model can read.
+
+        Our agents hold a call that waits for the user's yes before it gets
+        here (`turn/calls.py`) and call it after the yes; another agent
+        (any other conversation agent, an MCP client through `mcp_server`)
+        cannot ask this integration's question, so such a call is refused.
+        """
+        if self.definition.needs_confirmation and current_agent.get() is None:
+            return CallResult.not_run(
+                needs_confirmation_error(self.name), CallOutcome.REFUSED
+            )
         return CallResult.of_run(await self.async_run(hass, tool_input, llm_context))
 
     async def async_run(

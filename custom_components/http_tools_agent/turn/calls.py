@@ -19,8 +19,10 @@ reply its `ReplyCalls`) goes through, in this order:
 When the reply ends, the calls to run are released (`ReplyCalls.release`),
 again in order: the small profile's **unasked changes** (a change nobody
 asked for, and any change for a question), **ids nothing vouches for** (an
-id of a change no result showed and no one said, `engine.lookup`), then the
-turn's **budget** (at most `max_calls_per_turn` calls). A guard refuses
+id of a change no result showed and no one said, `engine.lookup`), the
+calls that **wait for the user's yes** (`engine/confirm.py`: the first is
+held, `turn/hold.py`, any other refused), then the turn's **budget** (at
+most `max_calls_per_turn` calls). A guard refuses
 before the budget, so a refused call costs no place. A refused call is
 answered with an `Error: …` result the model reads, carrying its
 `CallOutcome`; a dropped one gets nothing.
@@ -29,7 +31,7 @@ answered with an `Error: …` result the model reads, carrying its
 from __future__ import annotations
 
 from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from enum import Enum
 import json
@@ -40,6 +42,7 @@ from typing import Any
 from homeassistant.components import conversation
 from homeassistant.helpers import llm
 
+from ..engine.confirm import Confirmation
 from ..engine.lookup import guessed_ids, ids_in_text
 from ..engine.textcalls import ToolNames
 from ..small.answer import MoreOf
@@ -61,6 +64,19 @@ def over_budget_error(limit: int) -> str:
         f"Error: not run: this turn already made {limit} tool calls, the limit. "
         "Answer with the results you have."
     )
+
+
+# What the model reads of a held call: it did not run, the agent asks.
+HELD_TEXT = (
+    "Not run yet: the user is asked to confirm this call; it runs after their yes."
+)
+NO_ONE_TO_ASK_ERROR = (
+    "Error: not run: this call needs the user's confirmation, and no one "
+    "can be asked here. Say that it needs a yes through the conversation agent."
+)
+ONE_HELD_ERROR = (
+    "Error: not run: another call already waits for the user's confirmation."
+)
 
 
 def untrusted_id_error(value: str, lister: str | None) -> str:
@@ -154,6 +170,13 @@ class CallGate:
     places: frozenset[str] = frozenset()
     # For a tool that changes an item of a collection, the tool listing it.
     listers: Mapping[str, str] = field(default_factory=dict)
+    # The tools whose calls wait for the user's yes, and the call held.
+    confirm: Mapping[str, Confirmation] = field(default_factory=dict)
+    # Other calls that wait (Assist's intents on locks: `turn/sensitive.py`).
+    sensitive: Callable[[llm.ToolInput], bool] | None = None
+    # False: no one to ask (an AI task): such calls are refused instead.
+    can_ask: bool = True
+    held: llm.ToolInput | None = None
     # Calls answered this turn (`call_key`): not run again.
     seen: set[str] = field(default_factory=set)
     ran: int = 0  # calls released to run this turn
@@ -266,6 +289,8 @@ class ReplyCalls:
             pending = self._without_unasked_changes(pending)
         if self.trusted is not None:
             pending = self._without_guessed_ids(pending)
+        if gate.confirm or gate.sensitive is not None:
+            pending = self._without_held(pending)
         room = max(gate.limit - gate.ran, 0)
         for call in pending[room:]:
             self._refuse(call, over_budget_error(gate.limit))
@@ -338,6 +363,33 @@ class ReplyCalls:
                     llm.ToolInput(tool_name=lister, tool_args={}, id=new_call_id())
                 )
         return kept + reads
+
+    def _without_held(self, pending: list[llm.ToolInput]) -> list[llm.ToolInput]:
+        """The reply's calls without those that wait for the user's yes: the
+        first is held (the agent asks about it), any other refused; one
+        question at a time."""
+        gate = self.gate
+        kept: list[llm.ToolInput] = []
+        for call in pending:
+            if call.tool_name not in gate.confirm and not (
+                gate.sensitive is not None and gate.sensitive(call)
+            ):
+                kept.append(call)
+            elif not gate.can_ask:
+                self._refuse(call, NO_ONE_TO_ASK_ERROR)
+            elif gate.held is None:
+                gate.held = call
+                self.counts["held"] += 1
+                self._answer(
+                    call.tool_name,
+                    call.tool_args,
+                    call.id,
+                    HELD_TEXT,
+                    CallOutcome.HELD,
+                )
+            else:
+                self._refuse(call, ONE_HELD_ERROR)
+        return kept
 
     def _refuse(self, call: llm.ToolInput, error: str) -> None:
         """A pending call that will not run: answered with `error`."""

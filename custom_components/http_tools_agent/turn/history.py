@@ -15,7 +15,8 @@ what each does to the follow-up turns):
 
 `profile` (the default) is `all` for a capable model and the measured best
 for a small one (`small/rules.py`, `HISTORY`). The system prompt and the turn being
-answered are always sent whole.
+answered are always sent whole (for a yes to a held call, the request it
+answers too).
 """
 
 from __future__ import annotations
@@ -37,12 +38,19 @@ DEFAULT_HISTORY_TURNS = 3
 
 
 def shape_history(
-    messages: Sequence[ChatCompletionMessageParam], mode: str, turns: int
+    messages: Sequence[ChatCompletionMessageParam],
+    mode: str,
+    turns: int,
+    *,
+    current_turns: int = 1,
 ) -> list[ChatCompletionMessageParam]:
-    """The messages with the earlier turns in the shape `mode` asks for."""
+    """The messages with the earlier turns in the shape `mode` asks for; the
+    last `current_turns` user turns are the turn being answered (two for a
+    yes to a held call: the request and the yes)."""
     if mode == "all":
         return list(messages)
     starts = [i for i, m in enumerate(messages) if m["role"] == "user"]
+    starts = starts[: max(len(starts) - current_turns + 1, 1)]
     if len(starts) < 2:
         return list(messages)
     head = [m for m in messages[: starts[0]] if m["role"] == "system"]

@@ -28,15 +28,23 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 
 from ..const import LOGGER
+from ..engine.confirm import Confirmation
 from ..engine.lookup import named_items
 from ..server.errors import ContextOverflowError
 from .calls import new_call_id
+from .hold import HeldCall
 from .honesty import Withheld
 from .messages import tool_result_text
 from .outcomes import own_speech, succeeded
 from .reply import Delta, Reply
 from .request import Ask, Request
-from .say import Said, agent_words, async_words, what_happened
+from .say import (
+    Said,
+    agent_words,
+    async_confirm_question,
+    async_words,
+    what_happened,
+)
 from .spoken_text import spoken
 
 if TYPE_CHECKING:
@@ -114,14 +122,46 @@ class TurnLoop:
         """Ask, run the reply's calls, send their results back, until the
         model answers or the rounds run out; then, if needed, say what
         happened."""
+        if await self._async_rounds():
+            return
+        await self._async_end()
+
+    async def async_run_confirmed(self, call: llm.ToolInput) -> None:
+        """The user said yes to a held call: run exactly it, once, through
+        the chat log (no model round writes it again; the gate keeps it from
+        running twice), then go on as after any round with calls: the model
+        answers from its result (or calls on), else the agent says what
+        happened."""
+        turn = self.turn
+        turn.gate.mark_run(call)
+        LOGGER.debug("Running the confirmed call %s", call.tool_name)
+        await self._async_add(
+            _agent_calls([llm.ToolInput(call.tool_name, call.tool_args, new_call_id())])
+        )
+        if turn.rules.tool_speech and (spoken := self._own_speech()):
+            await self._async_say_own(spoken)
+            return
+        if turn.rules.answer_request and not self._round_failed():
+            await self._async_ask_answer()
+        else:
+            turn.next_round()
+            if await self._async_rounds():
+                return
+        await self._async_end()
+
+    async def _async_rounds(self) -> bool:
+        """The rounds, until an answer, a held call, or the last round; True
+        when the tools' own sentences answered (nothing more to say)."""
         turn = self.turn
         while turn.round < self.rounds:
             reply = await self._async_ask(Ask.ROUND)
             if reply is None:
                 break
+            if turn.gate.held is not None:
+                break  # the agent asks before it acts
             if reply.lookups:
                 await self._async_look_up(reply)
-                if turn.verdict is not None:
+                if turn.verdict is not None or turn.gate.held is not None:
                     break
             if not reply.calls:
                 self._note_required_answered(reply)
@@ -133,7 +173,7 @@ class TurnLoop:
             if turn.rules.tool_speech and (spoken := self._own_speech()):
                 # The tools said it themselves: no request for the answer.
                 await self._async_say_own(spoken)
-                return
+                return True
             if turn.rules.answer_request and not self._round_failed():
                 # Small models: the results are in, ask for the answer
                 # (`small/answer.py`). A failed call gets another round, so
@@ -144,6 +184,15 @@ class TurnLoop:
         else:
             # Calls kept coming until the rounds ran out.
             await self._async_ask(Ask.CLOSING)
+        return False
+
+    async def _async_end(self) -> None:
+        """The agent's question about a held call, or its own words when the
+        model's are no answer."""
+        turn = self.turn
+        if turn.gate.held is not None:
+            await self._async_hold(turn.gate.held)
+            return
         if (said := what_happened(turn)) is not None:
             await self._async_say(said)
 
@@ -168,6 +217,35 @@ class TurnLoop:
             agent_words(self.agent_id, text, text)
         )
 
+    async def _async_hold(self, call: llm.ToolInput) -> None:
+        """A call waits for the user's yes: the agent asks, and keeps the
+        call for this conversation and device (`turn/hold.py`)."""
+        turn = self.turn
+        # An intent on a lock (`turn/sensitive.py`) has no settings of its own.
+        confirmation = turn.offered.confirm.get(call.tool_name, Confirmation())
+        question = await async_confirm_question(
+            self.hass, turn.language, call, confirmation
+        )
+        held = self.runtime.held
+        held.hold(
+            HeldCall(
+                conversation_id=turn.chat_log.conversation_id,
+                device_id=turn.device_id,
+                agent_id=self.agent_id,
+                call=call,
+                request=turn.question,
+                question=question,
+                language=turn.language,
+                expires=held.deadline(),
+                pin=confirmation.pin,
+            )
+        )
+        turn.asked = True
+        self.runtime.record_quirk("call_held_for_confirmation")
+        turn.chat_log.async_add_assistant_content_without_tools(
+            agent_words(self.agent_id, question, question)
+        )
+
     def _round_failed(self) -> bool:
         """Whether a call of the last round got an error (the model may retry)."""
         return any(not succeeded(content) for content in _last_round(self.turn))
@@ -185,7 +263,11 @@ class TurnLoop:
             turn.next_round()
             LOGGER.debug("Asking for the answer, or calls for the rest")
             reply = await self._async_ask(Ask.ANSWER)
-            if reply is None or (reply.text.strip() and not reply.ran):
+            if (
+                reply is None
+                or turn.gate.held is not None
+                or (reply.text.strip() and not reply.ran)
+            ):
                 return
         await self._async_ask(Ask.CLOSING)
 
@@ -319,6 +401,10 @@ class TurnLoop:
         if not calls:
             return
         turn.go_on()
+        if waiting := [c for c in calls if c.tool_name in turn.offered.confirm]:
+            # The change the user's words name waits for their yes too.
+            turn.gate.held = waiting[0]
+            return
         for call in calls:
             turn.gate.mark_run(call)
         LOGGER.debug("Changing the items the request names: %s", calls)

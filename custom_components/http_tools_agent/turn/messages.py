@@ -22,6 +22,7 @@ from openai.types.chat.chat_completion_message_function_tool_call_param import F
 from openai.types.shared_params import FunctionDefinition
 import probatio
 
+from ..engine.confirm import Confirmation
 from ..engine.definitions import ToolDefinition
 from ..engine.lookup import lister_of
 from ..tools.llm_api import DateTimeTool, HttpTool
@@ -76,6 +77,8 @@ class ChatTools:
     schemas: ToolSchemas = field(default_factory=dict)
     read_only: frozenset[str] = frozenset()
     listers: Mapping[str, str] = field(default_factory=dict)
+    # The HTTP tools whose calls wait for the user's yes (`turn/hold.py`).
+    confirm: Mapping[str, Confirmation] = field(default_factory=dict)
 
 
 def _http_definition(tool: llm.Tool) -> ToolDefinition | None:
@@ -120,7 +123,12 @@ def chat_tools(llm_api: llm.APIInstance) -> ChatTools:
         if name not in read_only
         and (lister := lister_of(definition, http.values())) is not None
     }
-    return ChatTools(tools, schemas, frozenset(read_only), listers)
+    confirm = {
+        name: definition.confirmation
+        for name, definition in http.items()
+        if definition.needs_confirmation
+    }
+    return ChatTools(tools, schemas, frozenset(read_only), listers, confirm)
 
 
 def this_turn(

@@ -30,6 +30,8 @@ class CallOutcome(StrEnum):
     # A rule of the agent did not let it run (a change nobody asked for, a
     # call copied from a result, over the turn's limit, an id nobody read).
     REFUSED = "refused"
+    # Held for the user's yes (`turn/hold.py`): not run in this turn.
+    HELD = "held"
     # No call of an offered tool: an unknown name, or call markup that
     # could not be read.
     NOT_A_CALL = "not_a_call"
@@ -42,7 +44,11 @@ class CallOutcome(StrEnum):
     @property
     def ran(self) -> bool:
         """Whether the call was made (it reached its tool or service)."""
-        return self not in (CallOutcome.REFUSED, CallOutcome.NOT_A_CALL)
+        return self not in (
+            CallOutcome.REFUSED,
+            CallOutcome.HELD,
+            CallOutcome.NOT_A_CALL,
+        )
 
 
 _FROM_REQUEST = {

@@ -57,14 +57,18 @@ def _asked(
 
 
 def results_in_words(
-    chat_log: conversation.ChatLog, read_only: frozenset[str]
+    chat_log: conversation.ChatLog,
+    read_only: frozenset[str],
+    request: str | None = None,
 ) -> tuple[str, dict[str, str]] | None:
     """This turn's successful results that the request asked for, as an
     answer ("Rome: sunny, 16 °C.", "apples (3), bananas (6), milk (1).",
     "Done: eggs (1)."), as a spoken message key and its placeholders; None
     when none did. The weather nobody asked for, or Assist's overview of
-    the house, is never read out."""
+    the house, is never read out. `request`: what was asked, when the
+    turn's words are only a yes to a held call."""
     question, since = this_turn(chat_log)
+    question = request if request is not None else question
     calls = {
         call.id: call
         for content in since

@@ -127,6 +127,9 @@ def build_request(turn: Turn, ask: Ask) -> Request:
         chat_messages(turn.chat_log.content, turn.notes.note),
         turn.history_mode,
         options.history_turns,
+        # A yes to a held call is no request of its own: the turn it
+        # answers is sent whole with it (`turn/hold.py`).
+        current_turns=2 if turn.confirmed_request is not None else 1,
     )
     _add_examples(turn, messages)
     if turn.images:

@@ -6,14 +6,15 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 import re
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from homeassistant.components import conversation
 from homeassistant.core import HomeAssistant
 from homeassistant.exceptions import HomeAssistantError
-from homeassistant.helpers import translation
+from homeassistant.helpers import llm, translation
 
 from ..const import DOMAIN
+from ..engine.confirm import Confirmation
 from .changes import Failure, says_failed
 from .honesty import Withheld, asks_for_action
 from .messages import AgentWords
@@ -59,6 +60,39 @@ def action_words(tool: str) -> str:
 
 
 _NAME_WORD = re.compile(r"[A-Z]?[a-z]+|[A-Z]+(?![a-z])|\d+")
+
+
+def _argument_words(arguments: dict[str, Any]) -> str:
+    """A call's arguments as a person reads them ("item id 3, name milk")."""
+    return ", ".join(
+        f"{' '.join(key.replace('-', '_').split('_'))} {value}"
+        for key, value in arguments.items()
+        if isinstance(value, (str, int, float)) and not isinstance(value, bool)
+    )
+
+
+async def async_confirm_question(
+    hass: HomeAssistant,
+    language: str | None,
+    call: llm.ToolInput,
+    confirmation: Confirmation,
+) -> str:
+    """What the agent asks before a held call runs: the tool's own question
+    filled with the call's arguments, else one built from the tool's name
+    and the arguments; for a tool with a PIN, how to give it."""
+    question = confirmation.ask(call.tool_args)
+    if question is None:
+        details = _argument_words(call.tool_args)
+        question = await async_spoken_message(
+            hass,
+            language,
+            "confirm_question" if details else "confirm_question_plain",
+            {"action": action_words(call.tool_name), "details": details},
+        )
+    if confirmation.pin is None:
+        return question
+    how = await async_spoken_message(hass, language, "confirm_pin", {})
+    return f"{question} {how}"
 
 
 def agent_words(
@@ -122,7 +156,7 @@ def what_happened(turn: Turn) -> Said | None:
     if said and not turn.nothing_done:
         return None
     asked_action = asks_for_action(turn.question)
-    result = results_in_words(chat_log, turn.offered.read_only)
+    result = results_in_words(chat_log, turn.offered.read_only, turn.confirmed_request)
     ran = turn.gate.ran > 0
     if turn.nothing_done:
         # A narration, a claim or a made-up result again, never the call:

@@ -31,6 +31,7 @@ from .messages import ChatTools, this_turn, tool_result_text
 from .prompt import MessageNotes
 from .reply import Reply
 from .request import Ask, Request, build_request
+from .sensitive import Sensitive
 
 _ASKED = {Ask.ROUND: Asked.RUN, Ask.RETRY: Asked.RUN, Ask.ANSWER: Asked.ANSWER}
 
@@ -60,6 +61,15 @@ class Turn:
     # question carries (data URLs of its attachments).
     data: bool = False
     images: tuple[str, ...] = ()
+    # The device that asked (a satellite): a held call belongs to it.
+    device_id: str | None = None
+    # The request this turn answers when the user's words of this turn are
+    # only a yes to a held call (`turn/hold.py`): the checks read it.
+    confirmed_request: str | None = None
+    # Assist's intents that wait for the user's yes (`turn/sensitive.py`).
+    sensitive: Sensitive | None = None
+    # The turn ends with the agent's question: the conversation continues.
+    asked: bool = False
     # Rounds asked so far (the closing request not counted).
     round: int = 0
     # A context error was met (a second one is not retried) ...
@@ -98,6 +108,9 @@ class Turn:
             data_calls=self.data_calls,
             places=self.places,
             listers=self.offered.listers,
+            confirm=self.offered.confirm,
+            sensitive=self.sensitive,
+            can_ask=not self.data,
         )
 
     @property
@@ -112,7 +125,10 @@ class Turn:
 
     @property
     def question(self) -> str:
-        """The user's words of this turn."""
+        """The user's words of this turn (for a yes: the request it
+        confirms)."""
+        if self.confirmed_request is not None:
+            return self.confirmed_request
         return this_turn(self.chat_log)[0]
 
     @property

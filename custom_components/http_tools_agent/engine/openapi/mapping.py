@@ -638,6 +638,11 @@ class OpenApiDocument:
                 + ", ".join(shape["fields"])
                 + " (its documented answer; edit `response` to read more)"
             )
+        consequential = raw.get("x-openai-isConsequential")
+        if isinstance(consequential, bool):
+            # ChatGPT Actions' flag: ask before such a call, or never
+            # (`engine/confirm.py`); without it the verb decides.
+            tool["confirm"] = "always" if consequential else "never"
         return tool
 
     def _uses(self, raw: Mapping[str, Any], scheme: str) -> bool:
