@@ -276,7 +276,7 @@ class DateTimeTool(llm.Tool):
     tools for small talk; as a tool it does not (bench/RESULTS.md).
     """
 
-    name = "GetDateTime"
+    name: str = "GetDateTime"
     description = "Provides the current date and time."
     annotations = llm.ToolAnnotations(
         read_only=True, destructive=False, open_world=False

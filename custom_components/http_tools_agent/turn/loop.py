@@ -28,23 +28,17 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 
 from ..const import LOGGER
-from ..engine.confirm import Confirmation
 from ..engine.lookup import named_items
 from ..server.errors import ContextOverflowError
+from .asking import async_ask_to_confirm
 from .calls import new_call_id
-from .hold import HeldCall
 from .honesty import Withheld
 from .messages import tool_result_text
 from .outcomes import own_speech, succeeded
+from .quirks import note_quirks, note_required_answered
 from .reply import Delta, Reply
 from .request import Ask, Request
-from .say import (
-    Said,
-    agent_words,
-    async_confirm_question,
-    async_words,
-    what_happened,
-)
+from .say import Said, agent_words, async_words, what_happened
 from .spoken_text import spoken
 
 if TYPE_CHECKING:
@@ -164,7 +158,7 @@ class TurnLoop:
                 if turn.verdict is not None or turn.gate.held is not None:
                     break
             if not reply.calls:
-                self._note_required_answered(reply)
+                note_required_answered(self.runtime, self.turn, reply)
                 if turn.gate.seen and not reply.text.strip():
                     # Tools ran, but this reply only repeated a call or echoed
                     # a result: the results are in, so ask for the answer.
@@ -191,7 +185,9 @@ class TurnLoop:
         model's are no answer."""
         turn = self.turn
         if turn.gate.held is not None:
-            await self._async_hold(turn.gate.held)
+            await async_ask_to_confirm(
+                self.hass, self.runtime, turn, self.agent_id, turn.gate.held
+            )
             return
         if (said := what_happened(turn)) is not None:
             await self._async_say(said)
@@ -215,35 +211,6 @@ class TurnLoop:
             text = spoken(text)  # a service's emoji or URLs are not said
         self.turn.chat_log.async_add_assistant_content_without_tools(
             agent_words(self.agent_id, text, text)
-        )
-
-    async def _async_hold(self, call: llm.ToolInput) -> None:
-        """A call waits for the user's yes: the agent asks, and keeps the
-        call for this conversation and device (`turn/hold.py`)."""
-        turn = self.turn
-        # An intent on a lock (`turn/sensitive.py`) has no settings of its own.
-        confirmation = turn.offered.confirm.get(call.tool_name, Confirmation())
-        question = await async_confirm_question(
-            self.hass, turn.language, call, confirmation
-        )
-        held = self.runtime.held
-        held.hold(
-            HeldCall(
-                conversation_id=turn.chat_log.conversation_id,
-                device_id=turn.device_id,
-                agent_id=self.agent_id,
-                call=call,
-                request=turn.question,
-                question=question,
-                language=turn.language,
-                expires=held.deadline(),
-                pin=confirmation.pin,
-            )
-        )
-        turn.asked = True
-        self.runtime.record_quirk("call_held_for_confirmation")
-        turn.chat_log.async_add_assistant_content_without_tools(
-            agent_words(self.agent_id, question, question)
         )
 
     def _round_failed(self) -> bool:
@@ -293,7 +260,7 @@ class TurnLoop:
             turn.after_reply(reply)
             if (tokens := (reply.usage or {}).get("prompt_tokens")) is not None:
                 turn.context.calibrate(request.chars, tokens)
-            self._note_quirks(reply)
+            note_quirks(self.runtime, reply)
             if reply.withheld is not None:
                 again = self._after_withheld(ask, reply)
                 if again is None:
@@ -409,37 +376,6 @@ class TurnLoop:
             turn.gate.mark_run(call)
         LOGGER.debug("Changing the items the request names: %s", calls)
         await self._async_add(_agent_calls(calls))
-
-    def _note_required_answered(self, reply: Reply) -> None:
-        """The server does not enforce `required` (llama-cpp-python, small
-        models): the words are the answer, not a reason to loop."""
-        if self.turn.options.tool_choice == "required" and reply.text.strip():
-            self.runtime.record_quirk(
-                "required_answered_in_words",
-                "The model answered in words although tool_choice is "
-                "required (the server does not enforce it)",
-            )
-
-    def _note_quirks(self, reply: Reply) -> None:
-        """Count what the agent made up for (diagnostics)."""
-        counts = reply.gate.counts
-        for quirk, count in (
-            ("calls_over_the_limit", counts["over_budget"]),
-            ("unasked_change", counts["unasked"]),
-            ("invented_place", counts["invented_places"]),
-            ("invented_filter", counts["invented_filters"]),
-            ("untrusted_id", counts["untrusted"]),
-            ("near_json_repaired", reply.repaired),
-            ("runaway_cut", reply.ran_away),
-            ("thinking_only_round", reply.empty and bool(reply.thinking.strip())),
-        ):
-            if count:
-                self.runtime.record_quirk(quirk)
-        if counts["copied"]:
-            self.runtime.record_quirk(
-                "call_copied_from_result",
-                "A call written in a tool's result was not run",
-            )
 
     async def _async_say(self, said: Said) -> None:
         """Add the agent's own words to the turn."""
