@@ -164,9 +164,13 @@ class TurnLoop:
                     # a result: the results are in, so ask for the answer.
                     await self._async_ask(Ask.CLOSING)
                 break
-            if turn.rules.tool_speech and (spoken := self._own_speech()):
+            if (
+                turn.rules.tool_speech
+                and not turn.data  # an AI task's answer is the model's data
+                and (own := self._own_speech())
+            ):
                 # The tools said it themselves: no request for the answer.
-                await self._async_say_own(spoken)
+                await self._async_say_own(own)
                 return True
             if turn.rules.answer_request and not self._round_failed():
                 # Small models: the results are in, ask for the answer
