@@ -124,7 +124,7 @@ async def confirmed(demo: DemoHass, answer: Answer) -> Answer:
 CHECKS: dict[str, Callable[[DemoHass, Answer], Awaitable[None]]] = {
     "What's the weather in Rome?": _rome,
     "What's on my shopping list?": _list,
-    "Add bread to the demo list.": _add_bread,
+    "Add bread to the demo shopping list.": _add_bread,
     "Remove the bread.": _remove_bread,
     "Send a notification saying the laundry is done.": _notify,
     "Turn on the kitchen lights.": _kitchen_lights,
