@@ -13,7 +13,7 @@ import pytest
 from custom_components.http_tools_agent.const import CONF_PROFILE, CONF_TOOLS
 from dev.tool_server import DEMO_TOOLS, DemoToolServer
 from tests.kit import converse, load_integration, server_entry, speech
-from tests.servers import FakeLLMServer, text_stream, tool_calls_stream
+from tests.servers import FakeLLMServer, completion, text_stream, tool_calls_stream
 
 TRANSLATIONS = (
     Path(__file__).parents[2] / "custom_components/http_tools_agent/translations"
@@ -115,3 +115,35 @@ async def test_a_claim_without_a_call_is_asked_again_and_the_call_runs(
 
     assert [r.target for r in items.requests] == ["POST /api/items"]
     assert claim not in speech(result)
+
+
+@pytest.mark.parametrize(
+    ("language", "request_text"),
+    [
+        ("de", "Lies mir die Liste vor."),
+        ("fr", "Lis-moi la liste."),
+    ],
+)
+async def test_a_list_read_is_read_out_when_the_model_says_nothing(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    items: DemoToolServer,
+    language: str,
+    request_text: str,
+) -> None:
+    """Asked for "die Liste" or "la liste", the list the model read is read
+    out when the model says nothing of it (P4l: "Ich habe nichts
+    gefunden." was said of a list of three)."""
+    await setup(hass, llm_server, items)
+    llm_server.add(
+        tool_calls_stream(("list_items", {})),
+        # Empty, streamed and then not (the agent asks once more without
+        # streaming), for the answer request and the closing one.
+        *(reply for _ in range(3) for reply in (text_stream(""), completion(""))),
+    )
+
+    result = await converse(hass, request_text, language=language)
+
+    assert [r.target for r in items.requests] == ["GET /api/items"]
+    for name in ("apples", "bananas", "milk"):
+        assert name in speech(result).lower()

@@ -53,7 +53,15 @@ def _asked(
         return True
     said = set(_SAID_WORD.findall(lowered))
     words = {w.lower() for w in _NAME_WORD.findall(name) if len(w) > 2}
-    return any(w in said or f"{w}s" in said or w.rstrip("s") in said for w in words)
+    # A said word may also carry an ending of its own language ("liste",
+    # "lista" for `list_items`).
+    return any(
+        w in said
+        or f"{w}s" in said
+        or w.rstrip("s") in said
+        or (len(w) > 3 and any(s.startswith(w) for s in said))
+        for w in words
+    )
 
 
 def results_in_words(
