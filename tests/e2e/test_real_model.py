@@ -12,7 +12,7 @@ import pytest
 
 from custom_components.http_tools_agent.turn.changes import says_failed
 from dev.tool_server import DEMO_TOOLS, DemoToolServer, weather_for
-from tests.kit import converse, speech
+from tests.kit import converse, run_at_once, speech
 from tests.markup import markup_in
 
 from .harness import ModelServer, setup_ours
@@ -109,12 +109,23 @@ async def test_remove_means_delete(
     hass: HomeAssistant, model_server: ModelServer, tool_server: DemoToolServer
 ) -> None:
     """Asked to "remove item 1", the model calls `remove_item`, which is not
-    offered; the agent runs `delete_item`, the one tool it can mean (before,
-    the model read "unknown tool" four times and the item stayed)."""
+    offered; the agent holds `delete_item`, the one tool it can mean (before,
+    the model read "unknown tool" four times and the item stayed), asks
+    first, and on "Yes." runs exactly that call, once."""
     agent = await setup_ours(hass, model_server.url, tool_server.tools(TOOLS))
 
+    asked = await converse(
+        hass, "Remove item 1 from the shopping list.", agent_id=agent
+    )
+    question = speech(asked)
+
+    assert tool_server.requests == [], question
+    assert question.endswith("?"), question
+    assert asked.continue_conversation
     answer = speech(
-        await converse(hass, "Remove item 1 from the shopping list.", agent_id=agent)
+        await converse(
+            hass, "Yes.", agent_id=agent, conversation_id=asked.conversation_id
+        )
     )
 
     calls = [(r.method, r.path) for r in tool_server.requests]
@@ -188,8 +199,11 @@ async def test_a_conversation_never_claims_a_request_it_did_not_make(
 ) -> None:
     """Issue 20's conversation, in one conversation id: each turn that needs
     a request makes it, or says that nothing was done; none claims one it
-    did not make, and no call markup is spoken."""
-    agent = await setup_ours(hass, model_server.url, tool_server.tools(TOOLS))
+    did not make, and no call markup is spoken. (The delete runs at once:
+    asking first has its own test above.)"""
+    agent = await setup_ours(
+        hass, model_server.url, run_at_once(tool_server.tools(TOOLS))
+    )
     turns = [
         ("What's on my shopping list?", ("GET", "/api/items")),
         ("Delete item 3.", ("DELETE", "/api/items/3")),
