@@ -13,7 +13,7 @@ each naming the tool and the field. The rules are in
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 import copy
 from dataclasses import dataclass, field as dataclass_field
 import json
@@ -39,50 +39,29 @@ from .fields import (
     parse_url,
     type_name,
 )
+from .problems import DefinitionProblem, ToolDefinitionError
 from .request_fields import body_templates, parse_auth, parse_body
 from .responses import parse_response
+from .secret_refs import check_secrets, missing_secrets
 from .shapes import ResponseShape
 from .speech import check_speech
 from .steps import Step, parse_steps
 from .templates import template_placeholders, template_secrets
 
+__all__ = [
+    "DefinitionProblem",
+    "ToolDefinition",
+    "ToolDefinitionError",
+    "check_secrets",
+    "missing_secrets",
+    "parse_tools",
+    "parse_tools_json",
+]
+
 # Verbs that change what they address, whole: a tool's `destructive` default.
 DESTRUCTIVE_METHODS = frozenset({"DELETE", "PUT"})
 # Verbs that may be repeated with the same effect (RFC 9110 section 9.2.2).
 IDEMPOTENT_METHODS = frozenset({"PUT", "DELETE"})
-
-
-@dataclass(frozen=True, slots=True)
-class DefinitionProblem:
-    """One problem found in the definitions."""
-
-    index: int | None
-    tool: str | None
-    field: str | None
-    message: str
-
-    def __str__(self) -> str:
-        """Readable form, e.g. ``tool #2 'get_weather': url: must be ...``."""
-        where: list[str] = []
-        if self.index is not None:
-            who = f"tool #{self.index}"
-            if self.tool is not None:
-                who += f" '{self.tool}'"
-            where.append(who)
-        elif self.tool is not None:
-            where.append(f"tool '{self.tool}'")
-        if self.field is not None:
-            where.append(self.field)
-        return ": ".join([*where, self.message])
-
-
-class ToolDefinitionError(ValueError):
-    """The definitions are invalid; ``problems`` lists every problem found."""
-
-    def __init__(self, problems: Iterable[DefinitionProblem]) -> None:
-        """Keep the problems; the message joins them with ``"; "``."""
-        self.problems: list[DefinitionProblem] = list(problems)
-        super().__init__("; ".join(str(p) for p in self.problems))
 
 
 @dataclass(frozen=True, slots=True)
@@ -433,40 +412,3 @@ def parse_tools_json(raw: str | bytes) -> list[ToolDefinition]:
     if not isinstance(data, list):
         raise fail(f"tool definitions must be a JSON array, got {type_name(data)}")
     return parse_tools(data)
-
-
-def missing_secrets(
-    definitions: Iterable[ToolDefinition],
-    available: Iterable[str],
-    *,
-    numbered: bool = True,
-) -> list[DefinitionProblem]:
-    """One problem per ``{secret:name}`` that ``available`` does not hold.
-
-    Each names the tool (its position when ``numbered``) and the field.
-    """
-    known = set(available)
-    problems: list[DefinitionProblem] = []
-    for index, definition in enumerate(definitions):
-        for field, names in definition.secret_references.items():
-            problems.extend(
-                DefinitionProblem(
-                    index if numbered else None,
-                    definition.name,
-                    field,
-                    f"secret '{name}' is not defined",
-                )
-                for name in sorted(names - known)
-            )
-    return problems
-
-
-def check_secrets(
-    definitions: Iterable[ToolDefinition],
-    available: Iterable[str],
-    *,
-    numbered: bool = True,
-) -> None:
-    """Raise :class:`ToolDefinitionError` when a referenced secret is missing."""
-    if problems := missing_secrets(definitions, available, numbered=numbered):
-        raise ToolDefinitionError(problems)
