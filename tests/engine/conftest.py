@@ -30,7 +30,7 @@ class Recorded:
 
     @property
     def target(self) -> str:
-        """``METHOD /path?query`` as the guide writes it."""
+        """``METHOD /path?query``, as docs/tool-format.md writes a request."""
         return f"{self.method} {self.path}" + (f"?{self.query}" if self.query else "")
 
 

@@ -89,7 +89,7 @@ def test_truncate(text: str, limit: int, expected: str, cut: bool) -> None:
 async def test_rest_surface_of_the_guide(
     server: RecordingServer, session: aiohttp.ClientSession
 ) -> None:
-    """The guide's 'Resulting requests' line, exactly."""
+    """The request the tool format documents for these arguments, exactly."""
     tools = example_tools(server.base)
     server.reply("/api/items/5", body=b'{"id":"5","name":"Milk","qty":2}')
     calls: list[tuple[str, dict[str, Any]]] = [
@@ -128,7 +128,7 @@ async def test_rest_surface_of_the_guide(
 async def test_item_exists_not_found(
     server: RecordingServer, session: aiohttp.ClientSession
 ) -> None:
-    """HEAD 404: the guide's error text with an empty body."""
+    """HEAD 404: the documented error text with an empty body."""
     tools = example_tools(server.base)
     server.reply("/api/items/9", status=404, body=b"no such item")
     result = await run_tool(session, tools["item_exists"], {"id": "9"})
@@ -223,7 +223,7 @@ async def test_verb_table(
     query: str,
     body: bytes,
 ) -> None:
-    """Every row of the guide's verb table, custom verbs included.
+    """Every row of the verb table (docs/tool-format.md), custom verbs included.
 
     Query values are rendered as text (1.0 -> 1); a JSON body keeps the JSON.
     """
@@ -335,7 +335,7 @@ async def test_missing_argument(
 async def test_invalid_method_at_run_time(
     server: RecordingServer, session: aiohttp.ClientSession
 ) -> None:
-    """A hand-built definition with a bad verb: the guide's text."""
+    """A hand-built definition with a bad verb: the documented text."""
     definition = ToolDefinition(
         name="bad_verb",
         description="",
@@ -489,7 +489,7 @@ async def test_huge_streamed_body(
 
 
 async def test_timeout(server: RecordingServer, session: aiohttp.ClientSession) -> None:
-    """Slow server: the guide's network error text says timeout."""
+    """Slow server: the network error text says timeout."""
     tools = example_tools(server.base)
     server.reply("/api/items/slow", delay=2.0)
     result = await run_tool(session, tools["get_item"], {"id": "slow"}, timeout=0.2)

@@ -53,7 +53,7 @@ def build_error(definition: ToolDefinition, arguments: Any) -> str:
 
 
 def test_query_methods_constant() -> None:
-    """The guide's query verbs."""
+    """The verbs that send their arguments in the query."""
     assert frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "DELETE"}) == QUERY_METHODS
 
 
@@ -180,7 +180,7 @@ def test_host_cannot_be_changed() -> None:
 
 
 def test_weather_example() -> None:
-    """The guide's get_weather: city in the path, format=3 kept, no body."""
+    """The example get_weather: city in the path, format=3 kept, no body."""
     definition = make(
         "https://wttr.in/{city}?format=3", props=("city",), required=("city",)
     )

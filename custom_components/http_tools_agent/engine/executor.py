@@ -1,7 +1,8 @@
 """Run a tool call with aiohttp and turn the outcome into text for the model.
 
 :func:`run_tool` never raises (except :class:`asyncio.CancelledError`): every
-failure becomes one of the guide's error texts (section 6)::
+failure becomes one of these error texts (docs/tool-format.md, "What the
+model receives")::
 
     Error: invalid HTTP method '<method>' for tool '<name>'
     Error: HTTP <status> — <body>
