@@ -6,6 +6,7 @@ import importlib.util
 import json
 from pathlib import Path
 import re
+import string
 from typing import Any
 
 from homeassistant.util.yaml import load_yaml
@@ -25,6 +26,11 @@ def load(name: str) -> dict[str, Any]:
         (TRANSLATIONS / f"{name}.json").read_text(encoding="utf-8")
     )
     return data
+
+
+def formatter_fields(text: str) -> set[str]:
+    """The fields Home Assistant's placeholder check reads in `text`."""
+    return {field for _, field, _, _ in string.Formatter().parse(text) if field}
 
 
 def flatten(node: Any, prefix: str = "") -> dict[str, str]:
@@ -61,6 +67,9 @@ def test_same_keys_and_placeholders_as_english(language: str) -> None:
         assert set(PLACEHOLDER_RE.findall(other[key])) == set(
             PLACEHOLDER_RE.findall(text)
         ), key
+        # What Home Assistant compares before it uses a translation (else it
+        # falls back to English): the fields `string.Formatter` reads.
+        assert formatter_fields(other[key]) == formatter_fields(text), key
         assert "[%key:" not in other[key], key
         assert other[key].strip(), key
 
