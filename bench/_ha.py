@@ -38,6 +38,7 @@ from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import async_test_home_assistant
 
 import custom_components.http_tools_agent  # noqa: F401  (before HA's loader looks)
+from custom_components.http_tools_agent.const import DOMAIN
 from dev.tool_server import DemoToolServer
 from tests.e2e.harness import ModelServer, fixed_date_time_prompt
 from tests.kit import speech
@@ -56,6 +57,21 @@ async def home_assistant() -> AsyncIterator[HomeAssistant]:
             await hass.async_stop(force=True)
 
 
+# What a bench user says to the agent's question before a held call
+# (`turn/hold.py`): the request asked for the change, so it is confirmed and
+# judged on what then ran, as a user at a satellite would go on.
+CONFIRMATION = "Yes."
+
+
+def holds_call(hass: HomeAssistant, conversation_id: str) -> bool:
+    """Whether one of our agents asked before a call in `conversation_id`
+    and waits for the answer."""
+    return any(
+        entry.runtime_data.held.waiting(conversation_id) is not None
+        for entry in hass.config_entries.async_loaded_entries(DOMAIN)
+    )
+
+
 async def timed_turn(
     hass: HomeAssistant,
     agent_id: str,
@@ -68,8 +84,30 @@ async def timed_turn(
     The first spoken character is the first non-empty `content` delta the
     chat log hands its delta listener: what the Assist pipeline streams to TTS.
     `trace` receives each call (`name {args}`) and result (`-> text`) shown.
-    A `conversation_id` continues that conversation (else a new one).
+    A `conversation_id` continues that conversation (else a new one). When
+    the agent asks before a call, the turn goes on with `CONFIRMATION`: the
+    seconds and the speech are of both, the question in `trace`.
     """
+    elapsed, first, said, conversation_id = await _timed_exchange(
+        hass, agent_id, text, trace, conversation_id
+    )
+    if not holds_call(hass, conversation_id):
+        return elapsed, first, said
+    if trace is not None:
+        trace.append(f"asked: {said} -> {CONFIRMATION}")
+    more, _first, said, _id = await _timed_exchange(
+        hass, agent_id, CONFIRMATION, trace, conversation_id
+    )
+    return elapsed + more, first, said
+
+
+async def _timed_exchange(
+    hass: HomeAssistant,
+    agent_id: str,
+    text: str,
+    trace: list[str] | None,
+    conversation_id: str | None,
+) -> tuple[float, float | None, str, str]:
     first: list[float] = []
     started = time.perf_counter()
 
@@ -95,7 +133,12 @@ async def timed_turn(
             hass, text, session.conversation_id, Context(), agent_id=agent_id
         )
     elapsed = time.perf_counter() - started
-    return elapsed, (first[0] if first else None), speech(result)
+    return (
+        elapsed,
+        (first[0] if first else None),
+        speech(result),
+        session.conversation_id,
+    )
 
 
 async def text_pipeline(
@@ -130,10 +173,25 @@ async def pipeline_turn(
     """Run one turn through `pipeline`'s intent stage, text in as the Assist
     dialog sends it; return (seconds, speech, whether Home Assistant answered
     it itself: a local intent, the agent not asked). A pipeline error is the
-    speech `(pipeline error: CODE)`."""
+    speech `(pipeline error: CODE)`. When the agent asks before a call, the
+    turn goes on with `CONFIRMATION` in the same conversation."""
+    elapsed, said, local, conversation_id = await _pipeline_exchange(
+        hass, pipeline, text, None
+    )
+    if not holds_call(hass, conversation_id):
+        return elapsed, said, local
+    more, said, _local, _id = await _pipeline_exchange(
+        hass, pipeline, CONFIRMATION, conversation_id
+    )
+    return elapsed + more, said, local
+
+
+async def _pipeline_exchange(
+    hass: HomeAssistant, pipeline: Pipeline, text: str, conversation_id: str | None
+) -> tuple[float, str, bool, str]:
     events: list[PipelineEvent] = []
     started = time.perf_counter()
-    with chat_session.async_get_chat_session(hass, None) as session:
+    with chat_session.async_get_chat_session(hass, conversation_id) as session:
         await PipelineInput(
             session=session,
             intent_input=text,
@@ -147,15 +205,26 @@ async def pipeline_turn(
             ),
         ).execute(validate=True)
     elapsed = time.perf_counter() - started
+    conversation_id = session.conversation_id
     for event in events:
         data = event.data or {}
         if event.type is PipelineEventType.ERROR:
-            return elapsed, f"(pipeline error: {data.get('code')})", False
+            return (
+                elapsed,
+                f"(pipeline error: {data.get('code')})",
+                False,
+                conversation_id,
+            )
         if event.type is PipelineEventType.INTENT_END:
             response = data["intent_output"]["response"]
             said = response.get("speech", {}).get("plain", {}).get("speech", "")
-            return elapsed, str(said), bool(data.get("processed_locally"))
-    return elapsed, "(pipeline: no intent-end event)", False
+            return (
+                elapsed,
+                str(said),
+                bool(data.get("processed_locally")),
+                conversation_id,
+            )
+    return elapsed, "(pipeline: no intent-end event)", False, conversation_id
 
 
 def log(message: str) -> None:

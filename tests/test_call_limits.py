@@ -5,8 +5,10 @@ for every tool runs them all."""
 
 from __future__ import annotations
 
+from dataclasses import replace
 import json
 from typing import Any
+from unittest import mock
 
 from homeassistant.core import HomeAssistant
 import pytest
@@ -16,6 +18,7 @@ from custom_components.http_tools_agent.const import (
     CONF_MAX_CALLS_PER_TURN,
     CONF_PROFILE,
 )
+from custom_components.http_tools_agent.small import rules as small_rules
 from custom_components.http_tools_agent.small.guards import UNASKED_ERROR, asks_for
 
 from .kit import converse, speech, weather_tool
@@ -115,6 +118,43 @@ async def test_every_tool_at_once_changes_nothing_nobody_asked_for(
     assert "/open_garage" not in paths
     assert "/send_webhook" not in paths
     assert UNASKED_ERROR in results(llm_server.requests[1])
+
+
+@SMALL
+@pytest.mark.parametrize(
+    ("request_text", "opened"),
+    [
+        ("Is the garage open?", False),
+        ("Is the garage door open right now?", False),
+        ("Can you open the garage?", True),
+        ("Open the garage.", True),
+    ],
+)
+@pytest.mark.usefixtures("setup_integration")
+async def test_a_question_changes_nothing_even_where_its_words_name_the_change(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    request_text: str,
+    opened: bool,
+) -> None:
+    """ "Is the garage open?" names the tool ("open", "garage"), so the
+    unasked-changes check alone lets `open_garage` run; the small profile's
+    question rule keeps it shut. A request phrased as a question ("Can
+    you ...?") still asks for its change."""
+    llm_server.add(
+        tool_calls_stream(("open_garage", {})), text_stream("The garage is open.")
+    )
+    unasked_alone = replace(small_rules.SMALL_RULES, questions_change_nothing=False)
+
+    await converse(hass, request_text)
+    with mock.patch.object(small_rules, "SMALL_RULES", unasked_alone):
+        llm_server.add(tool_calls_stream(("open_garage", {})), text_stream("Done."))
+        await converse(hass, request_text)
+
+    paths = [r.path for r in tool_endpoint.requests]
+    # With the question rule: opened only when asked; without it, always.
+    assert paths == (["/open_garage"] * 2 if opened else ["/open_garage"])
 
 
 @pytest.mark.usefixtures("setup_integration")

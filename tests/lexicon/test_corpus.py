@@ -27,6 +27,7 @@ from custom_components.http_tools_agent.turn.honesty import (
     asks_for_action,
     claims_action,
     echoes_instruction,
+    is_question,
     narrates_call,
 )
 from dev.tool_server import DEMO_TOOLS
@@ -56,6 +57,7 @@ CHECKS: dict[str, Callable[[str], Callable[[Any], bool]]] = {
     "narration": lambda _: lambda text: narrates_call(text, NAMES),
     "claim": lambda _: claims_action,
     "action": lambda _: asks_for_action,
+    "question": lambda _: is_question,
     "instruction_echo": lambda _: echoes_instruction,
     "says_failed": lambda _: says_failed,
     "asks_for": lambda _: lambda pair: asks_for(pair[0], pair[1]),

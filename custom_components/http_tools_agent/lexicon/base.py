@@ -50,6 +50,15 @@ class Lexicon:
     # Asking to be told something, whatever its verb: "tell me" (patterns);
     # taken out of a request before `action_words` are looked for.
     info_requests: tuple[str, ...]
+    # The words a question opens with ("is", "what", "c'è"; patterns at the
+    # request's start): "Is the garage open?" asks for no change, though
+    # "open" is an action word. A request that opens with none and ends
+    # with "?" is a question too, unless its first word is an action word
+    # ("Open the garage?").
+    question_openers: tuple[str, ...]
+    # A request for an action asked as a question ("can you", "puoi";
+    # patterns at the request's start): never taken for a question.
+    request_openers: tuple[str, ...]
     # The agent's instruction to the model as a model restates it: "The user
     # asked: …" (patterns).
     instruction_echoes: tuple[str, ...]

@@ -182,6 +182,15 @@ LEXICON = Lexicon(
         r"\b(?:sag|sage|zeig|zeige|nenn|nenne|gib)\s+mir\b",
         r"\blass\s+mich\s+wissen\b",
     ),
+    question_openers=(
+        r"(?:ist|sind|war|waren|hat|haben|gibt|läuft|brennt)\b",
+        r"(?:was|welche|welcher|welches|wer|wo|wann|wie|warum|wieso)\b",
+    ),
+    request_openers=(
+        r"(?:kannst|könntest|koenntest|kann|könnte|würdest|wuerdest)\b",
+        r"(?:bitte)\b",
+        r"(?:ich\s+möchte|ich\s+will|ich\s+brauche)\b",
+    ),
     instruction_echoes=(
         r"\b(?:der\s+)?(?:benutzer|nutzer)\s+(?:hat\s+gefragt|fragt)\s*[:\"“„«]",
         r"\b(?:tool|werkzeug)-?(?:ergebnisse?|antworten?)\s+(?:oben|von\s+oben)\b",

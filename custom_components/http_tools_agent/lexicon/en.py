@@ -159,6 +159,18 @@ LEXICON = Lexicon(
         "lower",
     ),
     info_requests=(r"\b(?:tell|show|give)\s+me\b", r"\blet\s+me\s+know\b"),
+    question_openers=(
+        r"(?:is|are|was|were|does|do|did|has|have|had)\b",
+        r"(?:what|what's|whats|which|who|whose|where|when|how|why)\b",
+        r"(?:is|are)\s+there\b",
+    ),
+    request_openers=(
+        r"(?:can|could|would|will)\s+(?:you|u)\b",
+        r"(?:please|kindly)\b",
+        r"(?:i\s+want|i'd\s+like|i\s+would\s+like|i\s+need)\b",
+        r"(?:would\s+you\s+mind|do\s+you\s+mind)\b",
+        r"how\s+about\b",
+    ),
     instruction_echoes=(
         r"\bthe\s+user(?:'s\s+question\s+is|\s+asked)\s*[:\"“]",
         r"\btool\s+(?:results?|responses?)\s+(?:above|provides?)\b",

@@ -120,6 +120,16 @@ LEXICON = Lexicon(
         "baja",
     ),
     info_requests=(r"\b(?:dime|muéstrame|muestrame)\b",),
+    question_openers=(
+        r"(?:qué|que|cuál|cual|cuáles|cuales|cuánto|cuanto|cuánta|cuántos|cuantos|cuántas)\b",
+        r"(?:cómo|como|dónde|donde|cuándo|cuando|quién|quien|por\s+qué)\b",
+        r"(?:está|esta|están|estan|hay|es|son|tengo|tiene)\b",
+    ),
+    request_openers=(
+        r"(?:puedes|podrías|podrias|puede|podría|podria)\b",
+        r"(?:por\s+favor)\b",
+        r"(?:quiero|quisiera|necesito|me\s+gustaría)\b",
+    ),
     instruction_echoes=(
         r"\bel\s+usuario\s+(?:preguntó|pregunto|ha\s+preguntado|pregunta)\s*[:\"“«]",
         r"\bresultados?\s+de\s+la\s+herramienta\s+(?:de\s+)?arriba\b",

@@ -165,6 +165,16 @@ LEXICON = Lexicon(
         r"\b(?:dis|dites|montre|montrez|donne|donnez)[-\s]+(?:moi|nous)\b",
         r"\bfais[-\s]+moi\s+savoir\b",
     ),
+    question_openers=(
+        r"(?:est-ce|est-il|est-elle|sont-ils|sont-elles|y\s+a-t-il)\b",
+        r"(?:quel|quelle|quels|quelles|qu'est-ce|que|qui|où|quand|comment|combien|pourquoi)\b",
+        r"(?:la|le|les)\s+\w+\s+est-(?:il|elle)\b",
+    ),
+    request_openers=(
+        r"(?:peux-tu|pouvez-vous|pourrais-tu|pourriez-vous|tu\s+peux|vous\s+pouvez)\b",
+        r"(?:s'il\s+te\s+plaît|s'il\s+vous\s+plaît)\b",
+        r"(?:je\s+veux|je\s+voudrais|j'aimerais)\b",
+    ),
     instruction_echoes=(
         rf"\bl{_A}utilisateur\s+(?:a\s+demandé|demande)\s*[:\"“«]",
         rf"\brésultats?\s+de\s+l{_A}outil\s+ci-dessus\b",

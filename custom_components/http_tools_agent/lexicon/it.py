@@ -137,6 +137,16 @@ LEXICON = Lexicon(
         "abbassa",
     ),
     info_requests=(r"\b(?:dimmi|mostrami|fammi\s+sapere)\b",),
+    question_openers=(
+        r"(?:che|cosa|cos'è|qual|quale|quali|quanto|quanta|quanti|quante)\b",
+        r"(?:come|dove|quando|perché|perche|chi)\b",
+        r"(?:c'è|ci\s+sono|è|sono|ho|hai|ha)\b",
+    ),
+    request_openers=(
+        r"(?:puoi|potresti|riesci|vorresti|vuoi)\b",
+        r"(?:per\s+favore|per\s+piacere)\b",
+        r"(?:vorrei|voglio|mi\s+serve|ho\s+bisogno)\b",
+    ),
     instruction_echoes=(
         r"\bl'utente\s+(?:ha\s+chiesto|chiede)\s*[:\"“«]",
         r"\brisultat[oi]\s+dello?\s+strument[oi]\s+(?:qui\s+)?sopra\b",

@@ -43,9 +43,14 @@ class Rules:
     # of this turn asks for runs not (`asks_for`): "Add milk to the list."
     # drew the add, the weather for Paris, the list and a notification to
     # the family; "What is 2 plus 2?" a call to every tool. Alone in its
-    # reply or beside others: a change is asked for or it does not run, and
-    # a question asks for none ("Is the bed light on?" drew HassTurnOn).
+    # reply or beside others: a change is asked for or it does not run.
     unasked_changes: bool = False
+    # A question, or a request with no action word, asks for no change at
+    # all, whatever the model calls: "Is the bed light on?" drew HassTurnOn
+    # ("on" is a word of turning on), "Is the garage open?" would open it.
+    # A request asked as a question ("Can you turn on the light?") still
+    # asks for its change (`honesty.is_question`).
+    questions_change_nothing: bool = False
     # In a turn in which no tool ran, a reply that states what a tool would
     # have returned (the shape of an earlier result with other values, or
     # a number about what a reading tool tells) is not spoken: asked once
@@ -81,6 +86,7 @@ SMALL_RULES = Rules(
     answer_request=True,
     claims_need_calls=True,
     unasked_changes=True,
+    questions_change_nothing=True,
     results_need_calls=True,
     invented_places=True,
     invented_filters=True,

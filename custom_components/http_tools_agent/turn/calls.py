@@ -54,7 +54,7 @@ from ..small.guards import (
 )
 from ..small.rules import PLAIN, Rules
 from .data_calls import COPIED_CALL_ERROR, DataCalls
-from .honesty import asks_for_action
+from .honesty import asks_for_action, is_question
 from .outcomes import RESULT_KEY, CallOutcome
 
 
@@ -285,7 +285,7 @@ class ReplyCalls:
         guards and the budget); the others are in `refused`."""
         gate = self.gate
         pending, self.pending = self.pending, []
-        if gate.rules.unasked_changes:
+        if gate.rules.unasked_changes or gate.rules.questions_change_nothing:
             pending = self._without_unasked_changes(pending)
         if self.trusted is not None:
             pending = self._without_guessed_ids(pending)
@@ -317,15 +317,21 @@ class ReplyCalls:
     def _without_unasked_changes(
         self, pending: list[llm.ToolInput]
     ) -> list[llm.ToolInput]:
-        """The reply's calls without the changes nobody asked for: the 0.5B
-        model answered "What is 2 plus 2?" with a call to every tool. A
-        question asks for no change at all: "Is the bed light on?" drew
-        HassTurnOn ("on" is a word of turning on)."""
+        """The reply's calls without the changes nobody asked for
+        (`Rules.unasked_changes`: the 0.5B model answered "What is 2 plus
+        2?" with a call to every tool) and without any change when the
+        request is a question (`Rules.questions_change_nothing`)."""
         gate = self.gate
-        acting = asks_for_action(gate.question)
+        rules = gate.rules
+        question = rules.questions_change_nothing and (
+            is_question(gate.question) or not asks_for_action(gate.question)
+        )
+        acting = not question
         kept = []
         for call in pending:
-            asked = acting and asks_for(call.tool_name, gate.question)
+            asked = acting and (
+                not rules.unasked_changes or asks_for(call.tool_name, gate.question)
+            )
             if asked or call.tool_name in gate.read_only:
                 kept.append(call)
             else:

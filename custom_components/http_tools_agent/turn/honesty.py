@@ -20,7 +20,7 @@ it before it is spoken.
 
 from __future__ import annotations
 
-from collections.abc import Callable, Iterable
+from collections.abc import Callable, Iterable, Sequence
 from enum import StrEnum
 import functools
 import re
@@ -98,6 +98,32 @@ _INFO_REQUEST = re.compile(
 def asks_for_action(request: str) -> bool:
     """Whether the user's words ask for something to be done."""
     return bool(_ACTION.search(_INFO_REQUEST.sub(" ", request)))
+
+
+def _at_start(patterns: Sequence[str]) -> re.Pattern[str]:
+    return re.compile(r"^\W*(?:" + "|".join(patterns) + ")", re.IGNORECASE)
+
+
+_QUESTION_OPENER = _at_start(every(lambda lex: lex.question_openers))
+_REQUEST_OPENER = _at_start(every(lambda lex: lex.request_openers))
+_FIRST_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+_ACTION_WORDS = frozenset(w.lower() for w in every(lambda lex: lex.action_words))
+
+
+def is_question(request: str) -> bool:
+    """Whether the user's words ask to be told, not for a change: "Is the
+    garage open?", "La luce è accesa?"; never "Can you open the garage?"
+    (a request asked as a question) or "Open the garage?". Speech-to-text
+    often leaves the question mark out, so a question's opening word is
+    enough."""
+    if _REQUEST_OPENER.match(request):
+        return False
+    if _QUESTION_OPENER.match(request):
+        return True
+    if not request.rstrip().endswith("?"):
+        return False
+    first = _FIRST_WORD.search(request)
+    return first is None or first.group().lower() not in _ACTION_WORDS
 
 
 def claims_action(text: str) -> bool:
