@@ -362,6 +362,10 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "agent": {"profile": "small"},
         "rules": {"unasked_changes": False},
     },
+    "ours-no-question-rule": {
+        "agent": {"profile": "small"},
+        "rules": {"questions_change_nothing": False},
+    },
     "ours-no-results-rule": {
         "agent": {"profile": "small"},
         "rules": {"results_need_calls": False},

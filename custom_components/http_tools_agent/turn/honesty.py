@@ -110,19 +110,28 @@ _FIRST_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
 _ACTION_WORDS = frozenset(w.lower() for w in every(lambda lex: lex.action_words))
 
 
+_SENTENCE = re.compile(r"[^.?!;]+[.?!;]*")
+
+
 def is_question(request: str) -> bool:
     """Whether the user's words ask to be told, not for a change: "Is the
     garage open?", "La luce è accesa?"; never "Can you open the garage?"
-    (a request asked as a question) or "Open the garage?". Speech-to-text
-    often leaves the question mark out, so a question's opening word is
-    enough."""
-    if _REQUEST_OPENER.match(request):
+    (a request asked as a question), "Open the garage?", or "Is it raining?
+    Also add an umbrella." (every sentence must be a question).
+    Speech-to-text often leaves the question mark out, so a question's
+    opening word is enough."""
+    sentences = [s for s in _SENTENCE.findall(request) if _FIRST_WORD.search(s)]
+    return bool(sentences) and all(_asks(sentence) for sentence in sentences)
+
+
+def _asks(sentence: str) -> bool:
+    if _REQUEST_OPENER.match(sentence):
         return False
-    if _QUESTION_OPENER.match(request):
+    if _QUESTION_OPENER.match(sentence):
         return True
-    if not request.rstrip().endswith("?"):
+    if not sentence.rstrip().endswith("?"):
         return False
-    first = _FIRST_WORD.search(request)
+    first = _FIRST_WORD.search(sentence)
     return first is None or first.group().lower() not in _ACTION_WORDS
 
 
