@@ -387,6 +387,24 @@ async def test_after_a_read_nothing_done_never_says_no_tool_ran(
     assert speech(result) == "Sorry, I didn't do that."
 
 
+@pytest.mark.parametrize("profile", ["small", "capable"])
+async def test_a_change_asked_for_and_not_run_is_never_a_read_out_of_other_results(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer, profile: str
+) -> None:
+    """ "Add coffee to the list." drew only the list's read and no answer:
+    the agent says the add was not done, never "apples (3), bananas (6),
+    milk (1)." as if that answered it."""
+    await setup(hass, llm_server, items, **{CONF_PROFILE: profile})
+    # Each empty streamed answer is asked for again, unstreamed: empty too.
+    empty = (text_stream(" "), completion(" ", [], "stop"))
+    llm_server.add(tool_calls_stream(("list_items", {})), *empty, *empty, *empty)
+
+    result = await converse(hass, "Add coffee to the list.")
+
+    assert [r.target for r in items.requests] == ["GET /api/items"]
+    assert speech(result) == "Sorry, I didn't do that."
+
+
 async def test_a_capable_models_claims_are_its_own(
     hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
 ) -> None:
