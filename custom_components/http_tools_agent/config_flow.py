@@ -30,7 +30,6 @@ import probatio
 from .const import (
     CONF_BASE_URL,
     CONF_MODEL,
-    DEFAULT_AI_TASK_NAME,
     DEFAULT_BASE_URL,
     DEFAULT_CONVERSATION_NAME,
     DEFAULT_MODEL,
@@ -44,7 +43,10 @@ from .flows.agent_form import (
     agent_form_values,
     agent_schema,
     async_profile_decision,
+    async_task_title,
     default_agent_data,
+    default_task_data,
+    first_agent_model,
 )
 from .flows.options import HttpToolsOptionsFlow
 from .redact import display_url
@@ -57,14 +59,6 @@ from .server.client import (
 from .server.info import async_probe_server, entry_title
 from .server.profiles import Profile, choose_profile
 from .tools.llm_api import api_id_for
-
-
-def _first_agent_model(entry: ConfigEntry) -> str:
-    """The model of the entry's first agent (what its title names)."""
-    for subentry in entry.subentries.values():
-        if subentry.subentry_type == SUBENTRY_CONVERSATION:
-            return str(subentry.data.get(CONF_MODEL) or DEFAULT_MODEL)
-    return DEFAULT_MODEL
 
 
 def _server_schema(defaults: dict[str, Any]) -> probatio.Schema:
@@ -91,7 +85,7 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
     """Add an OpenAI-compatible server."""
 
     VERSION = 1
-    MINOR_VERSION = 2
+    MINOR_VERSION = 3
 
     def __init__(self) -> None:
         """Start the flow."""
@@ -154,23 +148,30 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
         )
 
     async def _async_create_server_entry(self) -> ConfigFlowResult:
-        """The entry, with a first agent on the server's first model."""
+        """The entry, with a first agent and an AI task on the server's first
+        model, as core's LLM integrations start one: `ai_task.generate_data`
+        works at once."""
         data = self._data
-        # A stable key known before the entry exists, so the first agent can
-        # select this entry's HTTP tools API.
+        # A stable key known before the entry exists, so the first agent and
+        # the AI task can select this entry's HTTP tools API.
         await self.async_set_unique_id(ulid_now())
+        api_id = api_id_for(self.unique_id or "")
         return self.async_create_entry(
             title=self._title or display_url(data[CONF_BASE_URL]),
             data=data,
             subentries=[
                 {
                     "subentry_type": SUBENTRY_CONVERSATION,
-                    "data": default_agent_data(
-                        api_id_for(self.unique_id or ""), self._models
-                    ),
+                    "data": default_agent_data(api_id, self._models),
                     "title": DEFAULT_CONVERSATION_NAME,
                     "unique_id": None,
-                }
+                },
+                {
+                    "subentry_type": SUBENTRY_AI_TASK,
+                    "data": default_task_data(api_id, self._models),
+                    "title": await async_task_title(self.hass),
+                    "unique_id": None,
+                },
             ],
         )
 
@@ -188,7 +189,7 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
             except ServerCheckError as err:
                 errors["base"] = err.reason
             else:
-                model = _first_agent_model(entry)
+                model = first_agent_model(entry)
                 info = await async_probe_server(self.hass, data, entries, [model])
                 title = entry_title(info.kind, model, display_url(data[CONF_BASE_URL]))
                 return self._async_update_and_reload(entry, data=data, title=title)
@@ -270,10 +271,12 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
 class ConversationFlowHandler(ConfigSubentryFlow):
     """Add or change an agent."""
 
-    # The title of the first one, and of the next (with their model); the
-    # instructions a new one starts with.
-    default_name = DEFAULT_CONVERSATION_NAME
+    # The instructions a new one starts with.
     default_prompt = llm.DEFAULT_INSTRUCTIONS_PROMPT
+
+    async def _async_default_name(self) -> str:
+        """The title of the first one, and of the next (with their model)."""
+        return DEFAULT_CONVERSATION_NAME
 
     async def _async_models(self) -> list[str]:
         try:
@@ -310,10 +313,9 @@ class ConversationFlowHandler(ConfigSubentryFlow):
                     s.subentry_type == self._subentry_type
                     for s in entry.subentries.values()
                 )
+                name = await self._async_default_name()
                 return self.async_create_entry(
-                    title=self.default_name
-                    if first
-                    else f"{self.default_name} ({data[CONF_MODEL]})",
+                    title=name if first else f"{name} ({data[CONF_MODEL]})",
                     data=data,
                 )
             if not errors:
@@ -358,5 +360,9 @@ class ConversationFlowHandler(ConfigSubentryFlow):
 class AITaskFlowHandler(ConversationFlowHandler):
     """Add or change an AI task: an agent's settings, for `ai_task.generate_data`."""
 
-    default_name = DEFAULT_AI_TASK_NAME
     default_prompt = DEFAULT_SYSTEM_PROMPT
+
+    @override
+    async def _async_default_name(self) -> str:
+        """The title a new entry's AI task has, in Home Assistant's language."""
+        return await async_task_title(self.hass)
