@@ -23,14 +23,11 @@ from typing import Any
 
 from homeassistant import loader
 from homeassistant.components import conversation
-from homeassistant.components.assist_pipeline import PipelineEvent, PipelineEventType
+from homeassistant.components.assist_pipeline import PipelineEventType
 from homeassistant.components.assist_pipeline.const import DOMAIN as PIPELINE_DOMAIN
 from homeassistant.components.assist_pipeline.pipeline import (
     KEY_ASSIST_PIPELINE,
     Pipeline,
-    PipelineInput,
-    PipelineRun,
-    PipelineStage,
 )
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session, frame
@@ -40,7 +37,7 @@ from pytest_homeassistant_custom_component.common import async_test_home_assista
 import custom_components.http_tools_agent  # noqa: F401  (before HA's loader looks)
 from dev.tool_server import DemoToolServer
 from tests.e2e.harness import ModelServer, fixed_date_time_prompt
-from tests.kit import speech
+from tests.kit import pipeline_events, speech
 
 
 @asynccontextmanager
@@ -131,21 +128,8 @@ async def pipeline_turn(
     dialog sends it; return (seconds, speech, whether Home Assistant answered
     it itself: a local intent, the agent not asked). A pipeline error is the
     speech `(pipeline error: CODE)`."""
-    events: list[PipelineEvent] = []
     started = time.perf_counter()
-    with chat_session.async_get_chat_session(hass, None) as session:
-        await PipelineInput(
-            session=session,
-            intent_input=text,
-            run=PipelineRun(
-                hass,
-                context=Context(),
-                pipeline=pipeline,
-                start_stage=PipelineStage.INTENT,
-                end_stage=PipelineStage.INTENT,
-                event_callback=events.append,
-            ),
-        ).execute(validate=True)
+    events = await pipeline_events(hass, text, pipeline=pipeline)
     elapsed = time.perf_counter() - started
     for event in events:
         data = event.data or {}
