@@ -4,6 +4,7 @@ AI tasks (the same settings)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, override
 
 from homeassistant.components.ai_task.const import DEFAULT_SYSTEM_PROMPT
@@ -56,7 +57,7 @@ from .server.client import (
     async_check_server_entries,
     async_list_models,
 )
-from .server.info import async_probe_server, entry_title
+from .server.info import ServerInfo, async_probe_server, entry_title
 from .server.profiles import Profile, choose_profile
 from .tools.llm_api import api_id_for
 
@@ -81,6 +82,17 @@ def _clean_server_input(user_input: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+@dataclass(frozen=True, slots=True)
+class _CheckedServer:
+    """A server that answered the form's check."""
+
+    data: dict[str, Any]  # what the entry stores
+    models: list[str]  # what it lists
+    model: str  # the one the entry's title names
+    info: ServerInfo
+    title: str
+
+
 class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
     """Add an OpenAI-compatible server."""
 
@@ -89,9 +101,8 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
 
     def __init__(self) -> None:
         """Start the flow."""
-        self._data: dict[str, Any] = {}
-        self._models: list[str] = []
-        self._title = ""
+        # The server the user step checked, for the step that asks about it.
+        self._server: _CheckedServer | None = None
 
     @override
     async def async_step_user(
@@ -100,31 +111,23 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
         """Ask for the server and check it."""
         errors: dict[str, str] = {}
         if user_input is not None:
-            data = _clean_server_input(user_input)
-            self._async_abort_entries_match({CONF_BASE_URL: data[CONF_BASE_URL]})
             try:
-                entries = await async_check_server_entries(self.hass, data)
+                server = await self._async_check_server(user_input, None)
             except ServerCheckError as err:
                 errors["base"] = err.reason
             else:
-                self._data = data
-                self._models = [str(m["id"]) for m in entries]
-                model = self._models[0] if self._models else DEFAULT_MODEL
-                info = await async_probe_server(self.hass, data, entries, [model])
-                self._title = entry_title(
-                    info.kind, model, display_url(data[CONF_BASE_URL])
-                )
-                if missing := info.without_tools([model]):
+                self._server = server
+                if missing := server.info.without_tools([server.model]):
                     # Say so before adding it: the agent still works with
                     # calls the model writes as text.
                     return await self.async_step_no_tool_support(
                         placeholders={
-                            "server": display_url(data[CONF_BASE_URL]),
-                            "kind": info.kind,
+                            "server": display_url(server.data[CONF_BASE_URL]),
+                            "kind": server.info.kind,
                             "models": ", ".join(missing),
                         }
                     )
-                return await self._async_create_server_entry()
+                return await self._async_create_server_entry(server)
         return self.async_show_form(
             step_id="user",
             data_schema=self.add_suggested_values_to_schema(
@@ -133,42 +136,58 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
             errors=errors,
         )
 
+    async def _async_check_server(
+        self, user_input: dict[str, Any], model: str | None
+    ) -> _CheckedServer:
+        """Check the server the form names (the user step's and reconfigure's):
+        not another entry's, answering, what it is; `model` is the one the
+        title names (None: the server's first). Raises ServerCheckError."""
+        data = _clean_server_input(user_input)
+        self._async_abort_entries_match({CONF_BASE_URL: data[CONF_BASE_URL]})
+        entries = await async_check_server_entries(self.hass, data)
+        models = [str(m["id"]) for m in entries]
+        model = model or (models[0] if models else DEFAULT_MODEL)
+        info = await async_probe_server(self.hass, data, entries, [model])
+        title = entry_title(info.kind, model, display_url(data[CONF_BASE_URL]))
+        return _CheckedServer(data, models, model, info, title)
+
     async def async_step_no_tool_support(
         self,
         user_input: dict[str, Any] | None = None,
         placeholders: dict[str, str] | None = None,
     ) -> ConfigFlowResult:
         """The server says its chat template takes no tools: add it anyway?"""
-        if user_input is not None:
-            return await self._async_create_server_entry()
+        if user_input is not None and self._server is not None:
+            return await self._async_create_server_entry(self._server)
         return self.async_show_form(
             step_id="no_tool_support",
             data_schema=probatio.Schema({}),
             description_placeholders=placeholders,
         )
 
-    async def _async_create_server_entry(self) -> ConfigFlowResult:
+    async def _async_create_server_entry(
+        self, server: _CheckedServer
+    ) -> ConfigFlowResult:
         """The entry, with a first agent and an AI task on the server's first
         model, as core's LLM integrations start one: `ai_task.generate_data`
         works at once."""
-        data = self._data
         # A stable key known before the entry exists, so the first agent and
         # the AI task can select this entry's HTTP tools API.
         await self.async_set_unique_id(ulid_now())
         api_id = api_id_for(self.unique_id or "")
         return self.async_create_entry(
-            title=self._title or display_url(data[CONF_BASE_URL]),
-            data=data,
+            title=server.title,
+            data=server.data,
             subentries=[
                 {
                     "subentry_type": SUBENTRY_CONVERSATION,
-                    "data": default_agent_data(api_id, self._models),
+                    "data": default_agent_data(api_id, server.models),
                     "title": DEFAULT_CONVERSATION_NAME,
                     "unique_id": None,
                 },
                 {
                     "subentry_type": SUBENTRY_AI_TASK,
-                    "data": default_task_data(api_id, self._models),
+                    "data": default_task_data(api_id, server.models),
                     "title": await async_task_title(self.hass),
                     "unique_id": None,
                 },
@@ -182,17 +201,16 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
         entry = self._get_reconfigure_entry()
         errors: dict[str, str] = {}
         if user_input is not None:
-            data = _clean_server_input(user_input)
-            self._async_abort_entries_match({CONF_BASE_URL: data[CONF_BASE_URL]})
             try:
-                entries = await async_check_server_entries(self.hass, data)
+                server = await self._async_check_server(
+                    user_input, first_agent_model(entry)
+                )
             except ServerCheckError as err:
                 errors["base"] = err.reason
             else:
-                model = first_agent_model(entry)
-                info = await async_probe_server(self.hass, data, entries, [model])
-                title = entry_title(info.kind, model, display_url(data[CONF_BASE_URL]))
-                return self._async_update_and_reload(entry, data=data, title=title)
+                return self._async_update_and_reload(
+                    entry, data=server.data, title=server.title
+                )
         current = {CONF_BASE_URL: entry.data[CONF_BASE_URL]}
         return self.async_show_form(
             step_id="reconfigure",
