@@ -52,7 +52,9 @@ async def start_demo(hass: HomeAssistant, demo_config: Path) -> None:
     await hass.config_entries.async_initialize()
     assert await async_setup_component(hass, DOMAIN, {})
     assert await async_setup_component(hass, "assist_pipeline", {})
-    await hass.async_block_till_done()
+    # The agent's warm-up (on: its server is on this machine) is sent, and
+    # answered, before a test scripts the model's reply.
+    await hass.async_block_till_done(wait_background_tasks=True)
 
 
 async def ask(hass: HomeAssistant, text: str) -> dict[str, object]:
