@@ -23,14 +23,11 @@ from typing import Any
 
 from homeassistant import loader
 from homeassistant.components import conversation
-from homeassistant.components.assist_pipeline import PipelineEvent, PipelineEventType
+from homeassistant.components.assist_pipeline import PipelineEventType
 from homeassistant.components.assist_pipeline.const import DOMAIN as PIPELINE_DOMAIN
 from homeassistant.components.assist_pipeline.pipeline import (
     KEY_ASSIST_PIPELINE,
     Pipeline,
-    PipelineInput,
-    PipelineRun,
-    PipelineStage,
 )
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session, frame
@@ -41,7 +38,7 @@ import custom_components.http_tools_agent  # noqa: F401  (before HA's loader loo
 from custom_components.http_tools_agent.const import DOMAIN
 from dev.tool_server import DemoToolServer
 from tests.e2e.harness import ModelServer, fixed_date_time_prompt
-from tests.kit import speech
+from tests.kit import pipeline_events, speech
 
 
 @asynccontextmanager
@@ -178,7 +175,7 @@ async def pipeline_turn(
     elapsed, said, local, conversation_id = await _pipeline_exchange(
         hass, pipeline, text, None
     )
-    if not holds_call(hass, conversation_id):
+    if conversation_id is None or not holds_call(hass, conversation_id):
         return elapsed, said, local
     more, said, _local, _id = await _pipeline_exchange(
         hass, pipeline, CONFIRMATION, conversation_id
@@ -188,24 +185,12 @@ async def pipeline_turn(
 
 async def _pipeline_exchange(
     hass: HomeAssistant, pipeline: Pipeline, text: str, conversation_id: str | None
-) -> tuple[float, str, bool, str]:
-    events: list[PipelineEvent] = []
+) -> tuple[float, str, bool, str | None]:
     started = time.perf_counter()
-    with chat_session.async_get_chat_session(hass, conversation_id) as session:
-        await PipelineInput(
-            session=session,
-            intent_input=text,
-            run=PipelineRun(
-                hass,
-                context=Context(),
-                pipeline=pipeline,
-                start_stage=PipelineStage.INTENT,
-                end_stage=PipelineStage.INTENT,
-                event_callback=events.append,
-            ),
-        ).execute(validate=True)
+    events = await pipeline_events(
+        hass, text, pipeline=pipeline, conversation_id=conversation_id
+    )
     elapsed = time.perf_counter() - started
-    conversation_id = session.conversation_id
     for event in events:
         data = event.data or {}
         if event.type is PipelineEventType.ERROR:
@@ -216,13 +201,13 @@ async def _pipeline_exchange(
                 conversation_id,
             )
         if event.type is PipelineEventType.INTENT_END:
-            response = data["intent_output"]["response"]
-            said = response.get("speech", {}).get("plain", {}).get("speech", "")
+            output = data["intent_output"]
+            said = output["response"].get("speech", {}).get("plain", {}).get("speech")
             return (
                 elapsed,
-                str(said),
+                str(said or ""),
                 bool(data.get("processed_locally")),
-                conversation_id,
+                output.get("conversation_id") or conversation_id,
             )
     return elapsed, "(pipeline: no intent-end event)", False, conversation_id
 

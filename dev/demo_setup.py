@@ -25,7 +25,6 @@ from types import MappingProxyType
 from typing import Any
 
 from homeassistant import config_entries
-from homeassistant.components.ai_task.const import DEFAULT_SYSTEM_PROMPT
 from homeassistant.components.assist_pipeline import pipeline as ha_pipeline
 from homeassistant.components.assist_pipeline.models import Pipeline
 from homeassistant.config_entries import ConfigEntry, ConfigSubentryData
@@ -45,7 +44,10 @@ from custom_components.http_tools_agent.const import (
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
-from custom_components.http_tools_agent.flows.agent_form import default_agent_data
+from custom_components.http_tools_agent.flows.agent_form import (
+    default_agent_data,
+    default_task_data,
+)
 from custom_components.http_tools_agent.server.info import (
     KIND_LLAMA_CPP_PYTHON,
     entry_title,
@@ -86,9 +88,7 @@ def ai_task_subentry(
         title=DEFAULT_AI_TASK_NAME,
         unique_id=None,
         data={
-            **default_agent_data(
-                api_id_for(entry_unique_id), [model], DEFAULT_SYSTEM_PROMPT
-            ),
+            **default_task_data(api_id_for(entry_unique_id), [model]),
             **(settings or {}),
         },
     )

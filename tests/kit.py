@@ -4,8 +4,8 @@ browser test drive Home Assistant the way a user does.
 - entries: `server_entry` (a server with one agent, as the config flow makes
   it), `core_llama_cpp_entry` (Home Assistant's own llama.cpp agent on our
   HTTP tools), `load_integration`, `add_agent`;
-- turns: `converse`, `speech`; in an Assist pipeline: `chat_log_deltas`,
-  `assert_rome_weather_ran`;
+- turns: `converse`, `speech`; in an Assist pipeline: `pipeline_events`,
+  `chat_log_deltas`, `assert_rome_weather_ran`;
 - tools: `weather_tool`, `run_at_once`, `call_service`, `tool_names`, `llm_context`;
 - `entry_state` (an entry's state, read afresh each time).
 
@@ -21,10 +21,13 @@ from typing import Any
 from homeassistant.auth.models import User
 from homeassistant.components import conversation
 from homeassistant.components.assist_pipeline import PipelineEvent, PipelineEventType
+from homeassistant.components.assist_pipeline.models import Pipeline, PipelineStage
+from homeassistant.components.assist_pipeline.pipeline import async_get_pipeline
+from homeassistant.components.assist_pipeline.run import PipelineInput, PipelineRun
 from homeassistant.config_entries import ConfigEntryState, ConfigSubentryData
 from homeassistant.const import CONF_LLM_HASS_API
 from homeassistant.core import Context, HomeAssistant
-from homeassistant.helpers import entity_registry as er, llm
+from homeassistant.helpers import chat_session, entity_registry as er, llm
 from homeassistant.setup import async_setup_component
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
@@ -159,6 +162,36 @@ def speech(result: conversation.ConversationResult) -> str:
     """What the user hears ("" when nothing)."""
     text: str = result.response.speech.get("plain", {}).get("speech", "")
     return text
+
+
+async def pipeline_events(
+    hass: HomeAssistant,
+    text: str,
+    *,
+    pipeline: Pipeline | None = None,
+    conversation_id: str | None = None,
+    device_id: str | None = None,
+) -> list[PipelineEvent]:
+    """One text turn through a pipeline's intent stage, as the Assist dialog
+    sends it (or a satellite, `device_id`), in the conversation
+    `conversation_id` (None: a new one): the events it reported.
+    `pipeline`: by default the one Home Assistant makes for the agent."""
+    events: list[PipelineEvent] = []
+    with chat_session.async_get_chat_session(hass, conversation_id) as session:
+        await PipelineInput(
+            session=session,
+            intent_input=text,
+            device_id=device_id,
+            run=PipelineRun(
+                hass,
+                context=Context(),
+                pipeline=pipeline or async_get_pipeline(hass, AGENT_ID),
+                start_stage=PipelineStage.INTENT,
+                end_stage=PipelineStage.INTENT,
+                event_callback=events.append,
+            ),
+        ).execute(validate=True)
+    return events
 
 
 def chat_log_deltas(events: list[PipelineEvent]) -> list[dict[str, Any]]:

@@ -10,6 +10,7 @@ from typing import Any
 from homeassistant import config_entries
 from homeassistant.components import ai_task
 from homeassistant.components.ai_task.const import DEFAULT_SYSTEM_PROMPT
+from homeassistant.config_entries import ConfigSubentryData
 from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
@@ -21,16 +22,26 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.http_tools_agent.const import (
+    CONF_BASE_URL,
     CONF_MAX_TOKENS,
     CONF_MODEL,
     CONF_STREAM,
     CONF_TEMPERATURE,
     CONF_TOOL_CHOICE,
+    CONF_WARM_UP,
+    DOMAIN,
     SUBENTRY_AI_TASK,
 )
 from custom_components.http_tools_agent.turn.say import async_spoken_error
+from dev.demo_setup import agent_subentry, ai_task_subentry
 
-from .kit import AI_TASK_ID, API_ID, load_integration, server_entry
+from .kit import (
+    AI_TASK_ID,
+    API_ID,
+    ENTRY_UNIQUE_ID,
+    load_integration,
+    server_entry,
+)
 from .servers import (
     FakeLLMServer,
     ToolEndpoint,
@@ -438,3 +449,120 @@ async def test_a_task_never_runs_a_call_that_waits_for_a_yes(
     result = llm_server.requests[1]["messages"][-1]
     assert result["role"] == "tool"
     assert "needs the user's confirmation" in result["content"]
+
+
+async def test_a_new_entry_answers_a_task_at_once(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """The config flow's entry has an AI task, as core's LLM integrations
+    give one: `ai_task.generate_data` works without the user adding one, on
+    the server's first model with core's task instructions."""
+    assert await async_setup_component(hass, "homeassistant", {})
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_USER}
+    )
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: llm_server.base_url}
+    )
+    # The agent's warm-up (on for a local server) is sent and answered first.
+    await hass.async_block_till_done(wait_background_tasks=True)
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    sent_before = len(llm_server.requests)
+    llm_server.add(text_stream("Nothing to report."))
+
+    response = await generate(hass, instructions="Anything new?")
+
+    assert response["data"] == "Nothing to report."
+    request = llm_server.requests[sent_before]
+    assert system_prompt(request).startswith(DEFAULT_SYSTEM_PROMPT)
+    assert request["model"] == "qwen2.5-coder-0.5b"
+
+
+def stored_entry(
+    base_url: str, subentries: list[ConfigSubentryData]
+) -> MockConfigEntry:
+    """An entry as version 1.2 stored it (before a new entry had an AI task)."""
+    return MockConfigEntry(
+        domain=DOMAIN,
+        title="old",
+        unique_id=ENTRY_UNIQUE_ID,
+        data={CONF_BASE_URL: base_url},
+        version=1,
+        minor_version=2,
+        subentries_data=subentries,
+    )
+
+
+async def test_an_entry_stored_without_an_ai_task_gets_one(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """1.2 -> 1.3: an entry without an AI task gets the one a new entry has,
+    on its first agent's model, and it answers."""
+    entry = stored_entry(
+        llm_server.base_url,
+        [agent_subentry(ENTRY_UNIQUE_ID, "first", {CONF_WARM_UP: "off"})],
+    )
+    entry.add_to_hass(hass)
+
+    await load_integration(hass)
+
+    assert (entry.version, entry.minor_version) == (1, 3)
+    (task,) = entry.get_subentries_of_type(SUBENTRY_AI_TASK)
+    assert task.title == "HTTP Tools AI Task"
+    assert task.data[CONF_MODEL] == "first"
+    assert task.data[CONF_LLM_HASS_API] == [API_ID]
+    assert task.data[CONF_PROMPT] == DEFAULT_SYSTEM_PROMPT
+    llm_server.add(text_stream("Nothing to report."))
+    response = await generate(hass, instructions="Anything new?")
+    assert response["data"] == "Nothing to report."
+
+
+async def test_an_ai_task_the_user_added_is_kept_alone(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """1.2 -> 1.3: an entry that has an AI task gets no second one."""
+    entry = stored_entry(
+        llm_server.base_url,
+        [
+            agent_subentry(ENTRY_UNIQUE_ID, "local", {CONF_WARM_UP: "off"}),
+            ai_task_subentry(ENTRY_UNIQUE_ID, "mine", {CONF_PROMPT: "Be brief."}),
+        ],
+    )
+    entry.add_to_hass(hass)
+
+    await load_integration(hass)
+
+    assert entry.minor_version == 3
+    (task,) = entry.get_subentries_of_type(SUBENTRY_AI_TASK)
+    assert task.data[CONF_MODEL] == "mine"
+    assert task.data[CONF_PROMPT] == "Be brief."
+
+
+async def test_a_new_entrys_ai_task_is_named_in_the_house_language(
+    hass: HomeAssistant, llm_server: FakeLLMServer
+) -> None:
+    """The title (and so the AI task's device) is in Home Assistant's
+    language; adding one more names its model."""
+    await hass.config.async_update(language="it")
+    assert await async_setup_component(hass, "homeassistant", {})
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN, context={"source": config_entries.SOURCE_USER}
+    )
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"], {CONF_BASE_URL: llm_server.base_url}
+    )
+    await hass.async_block_till_done()
+    entry = result["result"]
+
+    (task,) = entry.get_subentries_of_type(SUBENTRY_AI_TASK)
+    assert task.title == "Attività IA di HTTP Tools"
+
+    flow = await hass.config_entries.subentries.async_init(
+        (entry.entry_id, SUBENTRY_AI_TASK),
+        context={"source": config_entries.SOURCE_USER},
+    )
+    added = await hass.config_entries.subentries.async_configure(
+        flow["flow_id"], {**FORM, CONF_LLM_HASS_API: []}
+    )
+    await hass.async_block_till_done()
+    assert added["title"] == "Attività IA di HTTP Tools (local)"

@@ -1,11 +1,14 @@
-"""Config flow, reconfigure and conversation subentry flows."""
+"""Config flow (a new entry: an agent and an AI task), reconfigure and
+conversation subentry flows."""
 
 from __future__ import annotations
 
 from homeassistant import config_entries
+from homeassistant.components.ai_task.const import DEFAULT_SYSTEM_PROMPT
 from homeassistant.const import CONF_API_KEY, CONF_LLM_HASS_API, CONF_PROMPT
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
+from homeassistant.helpers import llm
 from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
@@ -19,6 +22,7 @@ from custom_components.http_tools_agent.const import (
     CONF_TOOL_CHOICE,
     DEFAULT_EXAMPLES,
     DOMAIN,
+    SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
 from custom_components.http_tools_agent.tools.llm_api import api_id_for
@@ -43,7 +47,8 @@ async def setup_ha(hass: HomeAssistant) -> None:
 async def test_user_flow_creates_server_and_first_agent(
     hass: HomeAssistant, llm_server: FakeLLMServer
 ) -> None:
-    """A working server gives an entry with an agent that uses its HTTP tools."""
+    """A working server gives an entry with an agent and an AI task that use
+    its HTTP tools, on the server's first model."""
     result = await hass.config_entries.flow.async_init(
         DOMAIN, context={"source": config_entries.SOURCE_USER}
     )
@@ -61,14 +66,21 @@ async def test_user_flow_creates_server_and_first_agent(
     # Named for what it is (the scripted server answers the checks as
     # llama-cpp-python does), not for its URL.
     assert entry.title == "llama-cpp-python · qwen2.5-coder-0.5b"
-    (subentry,) = entry.subentries.values()
-    assert subentry.subentry_type == SUBENTRY_CONVERSATION
-    assert subentry.data[CONF_MODEL] == "qwen2.5-coder-0.5b"
-    assert subentry.data[CONF_LLM_HASS_API] == [api_id_for(str(entry.unique_id))]
-    assert subentry.data[CONF_TOOL_CHOICE] == "auto"
-    assert subentry.data[CONF_STREAM] is True
-    # The agent exists and its API is this entry's.
+    (subentry,) = entry.get_subentries_of_type(SUBENTRY_CONVERSATION)
+    (task,) = entry.get_subentries_of_type(SUBENTRY_AI_TASK)
+    assert len(entry.subentries) == 2
+    assert subentry.title == "HTTP Tools Agent"
+    assert task.title == "HTTP Tools AI Task"
+    for each in (subentry, task):
+        assert each.data[CONF_MODEL] == "qwen2.5-coder-0.5b"
+        assert each.data[CONF_LLM_HASS_API] == [api_id_for(str(entry.unique_id))]
+        assert each.data[CONF_TOOL_CHOICE] == "auto"
+        assert each.data[CONF_STREAM] is True
+    assert subentry.data[CONF_PROMPT] == llm.DEFAULT_INSTRUCTIONS_PROMPT
+    assert task.data[CONF_PROMPT] == DEFAULT_SYSTEM_PROMPT
+    # The agent and the AI task exist, and their API is this entry's.
     assert hass.states.get("conversation.http_tools_agent") is not None
+    assert hass.states.get("ai_task.http_tools_ai_task") is not None
 
 
 async def test_user_flow_with_api_key(
@@ -318,7 +330,7 @@ async def test_the_entry_is_named_by_the_server_kind_and_model(
     )
     await hass.async_block_till_done()
 
-    (agent,) = result["result"].subentries.values()
+    (agent,) = result["result"].get_subentries_of_type(SUBENTRY_CONVERSATION)
     model = agent.data[CONF_MODEL]
     assert result["title"] == f"llama.cpp · {model}"
 

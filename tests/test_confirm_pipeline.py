@@ -7,16 +7,12 @@ from __future__ import annotations
 
 from typing import Any
 
-from homeassistant.components.assist_pipeline import PipelineEvent, PipelineEventType
-from homeassistant.components.assist_pipeline.models import PipelineStage
-from homeassistant.components.assist_pipeline.pipeline import async_get_pipeline
-from homeassistant.components.assist_pipeline.run import PipelineInput, PipelineRun
-from homeassistant.core import Context, HomeAssistant
-from homeassistant.helpers import chat_session
+from homeassistant.components.assist_pipeline import PipelineEventType
+from homeassistant.core import HomeAssistant
 from homeassistant.setup import async_setup_component
 import pytest
 
-from .kit import AGENT_ID
+from .kit import pipeline_events
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
 from .test_confirm import deletes, item_tools
 
@@ -34,26 +30,13 @@ async def say(
 ) -> tuple[dict[str, Any], str]:
     """One text turn of the satellite's pipeline: the intent-end output and
     the conversation id."""
-    events: list[PipelineEvent] = []
-    with chat_session.async_get_chat_session(hass, conversation_id) as session:
-        await PipelineInput(
-            session=session,
-            intent_input=text,
-            device_id=SATELLITE,
-            run=PipelineRun(
-                hass,
-                context=Context(),
-                pipeline=async_get_pipeline(hass, AGENT_ID),
-                start_stage=PipelineStage.INTENT,
-                end_stage=PipelineStage.INTENT,
-                event_callback=events.append,
-            ),
-        ).execute(validate=True)
-        conversation = session.conversation_id
+    events = await pipeline_events(
+        hass, text, conversation_id=conversation_id, device_id=SATELLITE
+    )
     (end,) = [e for e in events if e.type is PipelineEventType.INTENT_END]
     assert end.data is not None
     output: dict[str, Any] = end.data["intent_output"]
-    return output, conversation
+    return output, str(output["conversation_id"])
 
 
 @pytest.mark.usefixtures("setup_integration")

@@ -8,15 +8,9 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from homeassistant.components.assist_pipeline import PipelineEvent, PipelineEventType
-from homeassistant.components.assist_pipeline.pipeline import (
-    PipelineInput,
-    PipelineRun,
-    PipelineStage,
-    async_get_pipeline,
-)
-from homeassistant.core import Context, HomeAssistant
-from homeassistant.helpers import chat_session
+from homeassistant.components.assist_pipeline import PipelineEventType
+from homeassistant.components.assist_pipeline.pipeline import async_get_pipeline
+from homeassistant.core import HomeAssistant
 from homeassistant.setup import async_setup_component
 from homeassistant.util.yaml import load_yaml_dict
 import pytest
@@ -26,6 +20,7 @@ from dev.demo_house import PACKAGE
 from dev.demo_setup import AGENT_ENTITY, PIPELINE_NAME
 
 from . import test_demo_setup
+from .kit import pipeline_events
 from .servers import FakeLLMServer, text_stream
 from .test_demo_house import LIGHTS_AND_FANS
 from .test_demo_setup import async_load_registries
@@ -57,26 +52,15 @@ async def start_demo(hass: HomeAssistant, demo_config: Path) -> None:
     await hass.config_entries.async_initialize()
     assert await async_setup_component(hass, DOMAIN, {})
     assert await async_setup_component(hass, "assist_pipeline", {})
-    await hass.async_block_till_done()
+    # The agent's warm-up (on: its server is on this machine) is sent, and
+    # answered, before a test scripts the model's reply.
+    await hass.async_block_till_done(wait_background_tasks=True)
 
 
 async def ask(hass: HomeAssistant, text: str) -> dict[str, object]:
     """Ask the preferred pipeline as the Assist dialog does (text in, the
     intent stage); its intent-end event's data."""
-    events: list[PipelineEvent] = []
-    with chat_session.async_get_chat_session(hass, None) as session:
-        await PipelineInput(
-            session=session,
-            intent_input=text,
-            run=PipelineRun(
-                hass,
-                context=Context(),
-                pipeline=async_get_pipeline(hass),
-                start_stage=PipelineStage.INTENT,
-                end_stage=PipelineStage.INTENT,
-                event_callback=events.append,
-            ),
-        ).execute(validate=True)
+    events = await pipeline_events(hass, text, pipeline=async_get_pipeline(hass))
     ends = [e for e in events if e.type is PipelineEventType.INTENT_END]
     assert len(ends) == 1, [(e.type, e.data) for e in events]
     (end,) = ends

@@ -2,16 +2,12 @@
 
 from __future__ import annotations
 
-from homeassistant.components.assist_pipeline import PipelineEvent, PipelineEventType
-from homeassistant.components.assist_pipeline.models import PipelineStage
-from homeassistant.components.assist_pipeline.pipeline import async_get_pipeline
-from homeassistant.components.assist_pipeline.run import PipelineInput, PipelineRun
-from homeassistant.core import Context, HomeAssistant
-from homeassistant.helpers import chat_session
+from homeassistant.components.assist_pipeline import PipelineEventType
+from homeassistant.core import HomeAssistant
 from homeassistant.setup import async_setup_component
 import pytest
 
-from .kit import AGENT_ID, assert_rome_weather_ran, chat_log_deltas
+from .kit import assert_rome_weather_ran, chat_log_deltas, pipeline_events
 from .markup import assert_clean
 from .servers import (
     QWEN_THINK_AND_CALL,
@@ -21,25 +17,6 @@ from .servers import (
     text_stream,
     transcript,
 )
-
-
-async def run_text_pipeline(hass: HomeAssistant, text: str) -> list[PipelineEvent]:
-    """Run the pipeline's intent stage with text input and collect its events."""
-    events: list[PipelineEvent] = []
-    with chat_session.async_get_chat_session(hass, None) as session:
-        await PipelineInput(
-            session=session,
-            intent_input=text,
-            run=PipelineRun(
-                hass,
-                context=Context(),
-                pipeline=async_get_pipeline(hass, AGENT_ID),
-                start_stage=PipelineStage.INTENT,
-                end_stage=PipelineStage.INTENT,
-                event_callback=events.append,
-            ),
-        ).execute(validate=True)
-    return events
 
 
 @pytest.fixture
@@ -72,7 +49,7 @@ async def test_guide_end_to_end_check(
     """Events show the tool call, then the end; no delta or speech has markup."""
     llm_server.add(first_round, text_stream("In Rome it is sunny ", "and 14 degrees."))
 
-    events = await run_text_pipeline(hass, "What's the weather in Rome?")
+    events = await pipeline_events(hass, "What's the weather in Rome?")
 
     types = [e.type for e in events]
     assert types[0] is PipelineEventType.RUN_START
@@ -113,7 +90,7 @@ async def test_a_tag_alone_is_in_no_delta(
         text_stream("In Rome it is sunny", tag, " and 14 degrees."),
     )
 
-    events = await run_text_pipeline(hass, "What's the weather in Rome?")
+    events = await pipeline_events(hass, "What's the weather in Rome?")
 
     deltas = chat_log_deltas(events)
     for delta in deltas:

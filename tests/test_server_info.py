@@ -185,8 +185,9 @@ async def test_user_flow_says_the_server_takes_no_tools(
     await hass.async_block_till_done()
 
     assert result["type"] is FlowResultType.CREATE_ENTRY
-    (subentry,) = result["result"].subentries.values()
-    assert subentry.data[CONF_MODEL] == "smollm2-135m"
+    # Its agent and its AI task, both on the model.
+    models = [s.data[CONF_MODEL] for s in result["result"].subentries.values()]
+    assert models == ["smollm2-135m", "smollm2-135m"]
 
 
 async def test_user_flow_with_tools_goes_straight_on(

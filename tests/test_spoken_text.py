@@ -16,10 +16,9 @@ import pytest
 
 from custom_components.http_tools_agent.turn.spoken_text import SpokenText, spoken
 
-from .kit import chat_log_deltas, converse, speech
+from .kit import chat_log_deltas, converse, pipeline_events, speech
 from .servers import FakeLLMServer, markdown_capture, markdown_text, text_stream
 from .spoken_cases import CAPTURED, WRITTEN
-from .test_pipeline import run_text_pipeline
 
 # What a voice must never read: emphasis and code marks, a heading's or a
 # bullet's marker at a line start, link brackets, URLs, emoji.
@@ -113,7 +112,7 @@ async def test_the_pipeline_streams_no_markup(
     text = markdown_text(name)
     llm_server.add(text_stream(*(text[i : i + 4] for i in range(0, len(text), 4))))
 
-    events = await run_text_pipeline(hass, "Tell me.")
+    events = await pipeline_events(hass, "Tell me.")
 
     deltas = [d.get("content") or "" for d in chat_log_deltas(events)]
     for delta in deltas:

@@ -7,6 +7,7 @@ rules, failed actions, read-outs, the annotations Home Assistant reads)."""
 
 from __future__ import annotations
 
+from collections.abc import Awaitable, Callable
 from typing import Any
 
 from aiohttp import web
@@ -20,11 +21,14 @@ from dev.loopback import LoopbackServer
 from .kit import API_ID, call_service, converse, llm_context, speech, weather_tool
 from .servers import (
     FakeLLMServer,
+    Reply,
     ToolEndpoint,
     completion,
     text_stream,
     tool_calls_stream,
 )
+
+ROME = "What's the weather in Rome?"
 
 
 def spoken_weather(base: str) -> dict[str, Any]:
@@ -32,37 +36,95 @@ def spoken_weather(base: str) -> dict[str, Any]:
     return {**weather_tool(base), "speech": "Now in {.}."}
 
 
-def notify(base: str, **extra: Any) -> dict[str, Any]:
-    """ntfy's publish-by-GET: an action sent as a GET."""
+def one_text_tool(
+    name: str, description: str, field: str, url: str, method: str, **extra: Any
+) -> dict[str, Any]:
+    """A tool of one required text parameter, `field`."""
     return {
-        "name": "notify",
-        "description": "Send a notification to the phone.",
+        "name": name,
+        "description": description,
         "parameters": {
             "type": "object",
-            "properties": {"message": {"type": "string"}},
-            "required": ["message"],
+            "properties": {field: {"type": "string"}},
+            "required": [field],
         },
-        "url": f"{base}/fail?message={{message}}",
-        "method": "GET",
+        "url": url,
+        "method": method,
         **extra,
     }
+
+
+def notify(base: str, **extra: Any) -> dict[str, Any]:
+    """ntfy's publish-by-GET: an action sent as a GET."""
+    return one_text_tool(
+        "notify",
+        "Send a notification to the phone.",
+        "message",
+        f"{base}/fail?message={{message}}",
+        "GET",
+        **extra,
+    )
+
+
+def search(base: str, **extra: Any) -> dict[str, Any]:
+    """Immich's metadata search: a read sent as a POST."""
+    return one_text_tool(
+        "photo_search",
+        "Find photos taken in a city.",
+        "city",
+        f"{base}/api/search/metadata",
+        "POST",
+        **extra,
+    )
+
+
+async def ask(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tools: list[dict[str, Any]],
+    question: str,
+    *replies: Reply,
+) -> str:
+    """Offer `tools` (the `set_tools` service), script the model's
+    `replies`, ask `question`: what the agent said."""
+    await call_service(hass, "set_tools", {"tools": tools})
+    llm_server.add(*replies)
+    return speech(await converse(hass, question))
+
+
+AskRome = Callable[..., Awaitable[str]]
+
+
+@pytest.fixture
+def ask_rome(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> AskRome:
+    """Asks for Rome's weather with the spoken weather tool offered: the
+    model calls it, then sends the `replies` given; what the agent said."""
+
+    async def asked(*replies: Reply) -> str:
+        return await ask(
+            hass,
+            llm_server,
+            [spoken_weather(tool_endpoint.url)],
+            ROME,
+            tool_calls_stream(("get_weather", {"city": "Rome"})),
+            *replies,
+        )
+
+    return asked
 
 
 @pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
 @pytest.mark.usefixtures("setup_integration")
 async def test_small_profile_answers_with_the_tools_sentence(
-    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+    llm_server: FakeLLMServer, ask_rome: AskRome
 ) -> None:
     """One request to the model, not two: the tool said it."""
-    await call_service(
-        hass, "set_tools", {"tools": [spoken_weather(tool_endpoint.url)]}
-    )
-    llm_server.add(tool_calls_stream(("get_weather", {"city": "Rome"})))
-
-    result = await converse(hass, "What's the weather in Rome?")
+    said = await ask_rome()
 
     # The weather service's emoji is never spoken (`turn/spoken_text.py`).
-    assert speech(result) == "Now in Rome: +14°C."
+    assert said == "Now in Rome: +14°C."
     assert len(llm_server.requests) == 1
 
 
@@ -76,60 +138,42 @@ async def test_a_tool_without_a_sentence_still_asks_for_the_answer(
         spoken_weather(tool_endpoint.url),
         {**weather_tool(tool_endpoint.url), "name": "plain"},
     ]
-    await call_service(hass, "set_tools", {"tools": tools})
-    llm_server.add(
+    said = await ask(
+        hass,
+        llm_server,
+        tools,
+        "Weather in Rome and Oslo?",
         tool_calls_stream(
             ("get_weather", {"city": "Rome"}), ("plain", {"city": "Oslo"})
         ),
         text_stream("Rome is sunny, Oslo too."),
     )
 
-    result = await converse(hass, "Weather in Rome and Oslo?")
-
-    assert speech(result) == "Rome is sunny, Oslo too."
+    assert said == "Rome is sunny, Oslo too."
     assert len(llm_server.requests) == 2
 
 
 @pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "capable"}])
 @pytest.mark.usefixtures("setup_integration")
-async def test_a_capable_model_answers_itself(
-    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
-) -> None:
+async def test_a_capable_model_answers_itself(ask_rome: AskRome) -> None:
     """The sentence never replaces a capable model's answer ..."""
-    await call_service(
-        hass, "set_tools", {"tools": [spoken_weather(tool_endpoint.url)]}
-    )
-    llm_server.add(
-        tool_calls_stream(("get_weather", {"city": "Rome"})),
-        text_stream("It's sunny in Rome, 14 degrees."),
-    )
+    said = await ask_rome(text_stream("It's sunny in Rome, 14 degrees."))
 
-    result = await converse(hass, "What's the weather in Rome?")
-
-    assert speech(result) == "It's sunny in Rome, 14 degrees."
+    assert said == "It's sunny in Rome, 14 degrees."
 
 
 @pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "capable"}])
 @pytest.mark.usefixtures("setup_integration")
 async def test_the_sentence_is_the_read_out_when_the_model_is_silent(
-    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+    ask_rome: AskRome,
 ) -> None:
     """... it is what the agent reads out when the model says nothing."""
-    await call_service(
-        hass, "set_tools", {"tools": [spoken_weather(tool_endpoint.url)]}
+    said = await ask_rome(
+        text_stream(""), completion(""), text_stream(""), completion("")
     )
-    llm_server.add(
-        tool_calls_stream(("get_weather", {"city": "Rome"})),
-        text_stream(""),
-        completion(""),
-        text_stream(""),
-        completion(""),
-    )
-
-    result = await converse(hass, "What's the weather in Rome?")
 
     # The weather service's emoji is never spoken (`turn/spoken_text.py`).
-    assert speech(result) == "Now in Rome: +14°C."
+    assert said == "Now in Rome: +14°C."
 
 
 @pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
@@ -139,22 +183,19 @@ async def test_an_action_sent_as_get_that_failed_is_said_as_failed(
 ) -> None:
     """`read_only: false` on a GET: the failed send is said as failed, even
     when the model claims it went out."""
-    await call_service(
-        hass, "set_tools", {"tools": [notify(tool_endpoint.url, read_only=False)]}
-    )
-    llm_server.add(
+    said = await ask(
+        hass,
+        llm_server,
+        [notify(tool_endpoint.url, read_only=False)],
+        "Send a notification that dinner is ready.",
         tool_calls_stream(("notify", {"message": "Dinner is ready"})),
         tool_calls_stream(("notify", {"message": "Dinner is ready"})),
         text_stream("I sent the notification."),
         text_stream("I sent the notification."),
     )
 
-    result = await converse(hass, "Send a notification that dinner is ready.")
-
-    assert speech(result) == (
-        "That did not happen: the service answered with error 500."
-    )
-    assert "sent the notification" not in speech(result)
+    assert said == "That did not happen: the service answered with error 500."
+    assert "sent the notification" not in said
 
 
 @pytest.mark.usefixtures("setup_integration")
@@ -182,22 +223,6 @@ async def test_annotations_follow_the_tools_read_only(
     assert found["put"].idempotent
 
 
-def search(base: str, **extra: Any) -> dict[str, Any]:
-    """Immich's metadata search: a read sent as a POST."""
-    return {
-        "name": "photo_search",
-        "description": "Find photos taken in a city.",
-        "parameters": {
-            "type": "object",
-            "properties": {"city": {"type": "string"}},
-            "required": ["city"],
-        },
-        "url": f"{base}/api/search/metadata",
-        "method": "POST",
-        **extra,
-    }
-
-
 @pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
 @pytest.mark.parametrize(
     ("read_only", "runs"), [(None, False), (True, True)], ids=["by verb", "declared"]
@@ -214,17 +239,16 @@ async def test_a_read_sent_as_post_is_a_read(
     the small profile does not run it; declared `read_only` it is a read,
     and it runs."""
     extra = {} if read_only is None else {"read_only": read_only}
-    await call_service(
-        hass, "set_tools", {"tools": [search(tool_endpoint.url, **extra)]}
-    )
-    llm_server.add(
+    await ask(
+        hass,
+        llm_server,
+        [search(tool_endpoint.url, **extra)],
+        "Which pictures do I have from Rome?",
         tool_calls_stream(("photo_search", {"city": "Rome"})),
         text_stream("You have photos from Rome."),
         text_stream("You have photos from Rome."),
         completion("You have photos from Rome."),
     )
-
-    await converse(hass, "Which pictures do I have from Rome?")
 
     ran = [r for r in tool_endpoint.requests if r.path == "/api/search/metadata"]
     assert bool(ran) is runs

@@ -2,6 +2,9 @@
 
 from __future__ import annotations
 
+from types import MappingProxyType
+
+from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import Platform
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv, issue_registry as ir, llm
@@ -16,9 +19,11 @@ from .const import (
     DEFAULT_PROFILE,
     DOMAIN,
     LOGGER,
+    SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
     TOOLS_ENABLED_AUTO,
 )
+from .flows.agent_form import async_task_title, default_task_data, first_agent_model
 from .redact import display_url
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime, ToolSettings
 from .server.availability import ServerAvailability
@@ -39,7 +44,7 @@ from .tools.entry_tools import (
     secrets_of,
     tools_file_issue_id,
 )
-from .tools.llm_api import HttpToolsAPI
+from .tools.llm_api import HttpToolsAPI, api_id_for
 from .tools.rest_view import HttpToolsView
 
 PLATFORMS = (Platform.AI_TASK, Platform.CONVERSATION)
@@ -108,6 +113,10 @@ async def async_migrate_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) 
     1.2: agents get a `profile` (`auto`); `chain_calls` (a switch, off by
     default) becomes part of it: an agent that had it on keeps it on, one
     that had it off (the old default) follows its profile.
+    1.3: an entry without an AI task gets the one a new entry starts with,
+    on its first agent's model, as core's LLM integrations added theirs:
+    every entry then has one unless the user removes it, and that removal
+    stays (this runs once). One the user added is kept, no second added.
     """
     if entry.version > 1:
         return False  # stored by a newer version of the integration
@@ -122,6 +131,20 @@ async def async_migrate_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) 
             hass.config_entries.async_update_subentry(entry, subentry, data=data)
         hass.config_entries.async_update_entry(entry, minor_version=2)
         LOGGER.debug("Migrated %s to version 1.2 (agent profiles)", entry.title)
+    if entry.minor_version < 3:
+        if not entry.get_subentries_of_type(SUBENTRY_AI_TASK):
+            api_id = api_id_for(entry.unique_id or entry.entry_id)
+            task = ConfigSubentry(
+                data=MappingProxyType(
+                    default_task_data(api_id, [first_agent_model(entry)])
+                ),
+                subentry_type=SUBENTRY_AI_TASK,
+                title=await async_task_title(hass),
+                unique_id=None,
+            )
+            hass.config_entries.async_add_subentry(entry, task)
+        hass.config_entries.async_update_entry(entry, minor_version=3)
+        LOGGER.debug("Migrated %s to version 1.3 (an AI task)", entry.title)
     return True
 
 

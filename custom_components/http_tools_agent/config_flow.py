@@ -4,6 +4,7 @@ AI tasks (the same settings)."""
 from __future__ import annotations
 
 from collections.abc import Mapping
+from dataclasses import dataclass
 from typing import Any, override
 
 from homeassistant.components.ai_task.const import DEFAULT_SYSTEM_PROMPT
@@ -30,7 +31,6 @@ import probatio
 from .const import (
     CONF_BASE_URL,
     CONF_MODEL,
-    DEFAULT_AI_TASK_NAME,
     DEFAULT_BASE_URL,
     DEFAULT_CONVERSATION_NAME,
     DEFAULT_MODEL,
@@ -44,7 +44,10 @@ from .flows.agent_form import (
     agent_form_values,
     agent_schema,
     async_profile_decision,
+    async_task_title,
     default_agent_data,
+    default_task_data,
+    first_agent_model,
 )
 from .flows.options import HttpToolsOptionsFlow
 from .redact import display_url
@@ -54,17 +57,9 @@ from .server.client import (
     async_check_server_entries,
     async_list_models,
 )
-from .server.info import async_probe_server, entry_title
+from .server.info import ServerInfo, async_probe_server, entry_title
 from .server.profiles import Profile, choose_profile
 from .tools.llm_api import api_id_for
-
-
-def _first_agent_model(entry: ConfigEntry) -> str:
-    """The model of the entry's first agent (what its title names)."""
-    for subentry in entry.subentries.values():
-        if subentry.subentry_type == SUBENTRY_CONVERSATION:
-            return str(subentry.data.get(CONF_MODEL) or DEFAULT_MODEL)
-    return DEFAULT_MODEL
 
 
 def _server_schema(defaults: dict[str, Any]) -> probatio.Schema:
@@ -87,17 +82,27 @@ def _clean_server_input(user_input: dict[str, Any]) -> dict[str, Any]:
     return data
 
 
+@dataclass(frozen=True, slots=True)
+class _CheckedServer:
+    """A server that answered the form's check."""
+
+    data: dict[str, Any]  # what the entry stores
+    models: list[str]  # what it lists
+    model: str  # the one the entry's title names
+    info: ServerInfo
+    title: str
+
+
 class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
     """Add an OpenAI-compatible server."""
 
     VERSION = 1
-    MINOR_VERSION = 2
+    MINOR_VERSION = 3
 
     def __init__(self) -> None:
         """Start the flow."""
-        self._data: dict[str, Any] = {}
-        self._models: list[str] = []
-        self._title = ""
+        # The server the user step checked, for the step that asks about it.
+        self._server: _CheckedServer | None = None
 
     @override
     async def async_step_user(
@@ -106,31 +111,23 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
         """Ask for the server and check it."""
         errors: dict[str, str] = {}
         if user_input is not None:
-            data = _clean_server_input(user_input)
-            self._async_abort_entries_match({CONF_BASE_URL: data[CONF_BASE_URL]})
             try:
-                entries = await async_check_server_entries(self.hass, data)
+                server = await self._async_check_server(user_input, None)
             except ServerCheckError as err:
                 errors["base"] = err.reason
             else:
-                self._data = data
-                self._models = [str(m["id"]) for m in entries]
-                model = self._models[0] if self._models else DEFAULT_MODEL
-                info = await async_probe_server(self.hass, data, entries, [model])
-                self._title = entry_title(
-                    info.kind, model, display_url(data[CONF_BASE_URL])
-                )
-                if missing := info.without_tools([model]):
+                self._server = server
+                if missing := server.info.without_tools([server.model]):
                     # Say so before adding it: the agent still works with
                     # calls the model writes as text.
                     return await self.async_step_no_tool_support(
                         placeholders={
-                            "server": display_url(data[CONF_BASE_URL]),
-                            "kind": info.kind,
+                            "server": display_url(server.data[CONF_BASE_URL]),
+                            "kind": server.info.kind,
                             "models": ", ".join(missing),
                         }
                     )
-                return await self._async_create_server_entry()
+                return await self._async_create_server_entry(server)
         return self.async_show_form(
             step_id="user",
             data_schema=self.add_suggested_values_to_schema(
@@ -139,38 +136,61 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
             errors=errors,
         )
 
+    async def _async_check_server(
+        self, user_input: dict[str, Any], model: str | None
+    ) -> _CheckedServer:
+        """Check the server the form names (the user step's and reconfigure's):
+        not another entry's, answering, what it is; `model` is the one the
+        title names (None: the server's first). Raises ServerCheckError."""
+        data = _clean_server_input(user_input)
+        self._async_abort_entries_match({CONF_BASE_URL: data[CONF_BASE_URL]})
+        entries = await async_check_server_entries(self.hass, data)
+        models = [str(m["id"]) for m in entries]
+        model = model or (models[0] if models else DEFAULT_MODEL)
+        info = await async_probe_server(self.hass, data, entries, [model])
+        title = entry_title(info.kind, model, display_url(data[CONF_BASE_URL]))
+        return _CheckedServer(data, models, model, info, title)
+
     async def async_step_no_tool_support(
         self,
         user_input: dict[str, Any] | None = None,
         placeholders: dict[str, str] | None = None,
     ) -> ConfigFlowResult:
         """The server says its chat template takes no tools: add it anyway?"""
-        if user_input is not None:
-            return await self._async_create_server_entry()
+        if user_input is not None and self._server is not None:
+            return await self._async_create_server_entry(self._server)
         return self.async_show_form(
             step_id="no_tool_support",
             data_schema=probatio.Schema({}),
             description_placeholders=placeholders,
         )
 
-    async def _async_create_server_entry(self) -> ConfigFlowResult:
-        """The entry, with a first agent on the server's first model."""
-        data = self._data
-        # A stable key known before the entry exists, so the first agent can
-        # select this entry's HTTP tools API.
+    async def _async_create_server_entry(
+        self, server: _CheckedServer
+    ) -> ConfigFlowResult:
+        """The entry, with a first agent and an AI task on the server's first
+        model, as core's LLM integrations start one: `ai_task.generate_data`
+        works at once."""
+        # A stable key known before the entry exists, so the first agent and
+        # the AI task can select this entry's HTTP tools API.
         await self.async_set_unique_id(ulid_now())
+        api_id = api_id_for(self.unique_id or "")
         return self.async_create_entry(
-            title=self._title or display_url(data[CONF_BASE_URL]),
-            data=data,
+            title=server.title,
+            data=server.data,
             subentries=[
                 {
                     "subentry_type": SUBENTRY_CONVERSATION,
-                    "data": default_agent_data(
-                        api_id_for(self.unique_id or ""), self._models
-                    ),
+                    "data": default_agent_data(api_id, server.models),
                     "title": DEFAULT_CONVERSATION_NAME,
                     "unique_id": None,
-                }
+                },
+                {
+                    "subentry_type": SUBENTRY_AI_TASK,
+                    "data": default_task_data(api_id, server.models),
+                    "title": await async_task_title(self.hass),
+                    "unique_id": None,
+                },
             ],
         )
 
@@ -181,17 +201,16 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
         entry = self._get_reconfigure_entry()
         errors: dict[str, str] = {}
         if user_input is not None:
-            data = _clean_server_input(user_input)
-            self._async_abort_entries_match({CONF_BASE_URL: data[CONF_BASE_URL]})
             try:
-                entries = await async_check_server_entries(self.hass, data)
+                server = await self._async_check_server(
+                    user_input, first_agent_model(entry)
+                )
             except ServerCheckError as err:
                 errors["base"] = err.reason
             else:
-                model = _first_agent_model(entry)
-                info = await async_probe_server(self.hass, data, entries, [model])
-                title = entry_title(info.kind, model, display_url(data[CONF_BASE_URL]))
-                return self._async_update_and_reload(entry, data=data, title=title)
+                return self._async_update_and_reload(
+                    entry, data=server.data, title=server.title
+                )
         current = {CONF_BASE_URL: entry.data[CONF_BASE_URL]}
         return self.async_show_form(
             step_id="reconfigure",
@@ -270,10 +289,12 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
 class ConversationFlowHandler(ConfigSubentryFlow):
     """Add or change an agent."""
 
-    # The title of the first one, and of the next (with their model); the
-    # instructions a new one starts with.
-    default_name = DEFAULT_CONVERSATION_NAME
+    # The instructions a new one starts with.
     default_prompt = llm.DEFAULT_INSTRUCTIONS_PROMPT
+
+    async def _async_default_name(self) -> str:
+        """The title of the first one, and of the next (with their model)."""
+        return DEFAULT_CONVERSATION_NAME
 
     async def _async_models(self) -> list[str]:
         try:
@@ -310,10 +331,9 @@ class ConversationFlowHandler(ConfigSubentryFlow):
                     s.subentry_type == self._subentry_type
                     for s in entry.subentries.values()
                 )
+                name = await self._async_default_name()
                 return self.async_create_entry(
-                    title=self.default_name
-                    if first
-                    else f"{self.default_name} ({data[CONF_MODEL]})",
+                    title=name if first else f"{name} ({data[CONF_MODEL]})",
                     data=data,
                 )
             if not errors:
@@ -358,5 +378,9 @@ class ConversationFlowHandler(ConfigSubentryFlow):
 class AITaskFlowHandler(ConversationFlowHandler):
     """Add or change an AI task: an agent's settings, for `ai_task.generate_data`."""
 
-    default_name = DEFAULT_AI_TASK_NAME
     default_prompt = DEFAULT_SYSTEM_PROMPT
+
+    @override
+    async def _async_default_name(self) -> str:
+        """The title a new entry's AI task has, in Home Assistant's language."""
+        return await async_task_title(self.hass)

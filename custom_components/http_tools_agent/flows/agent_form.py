@@ -8,6 +8,8 @@ from __future__ import annotations
 
 from typing import Any
 
+from homeassistant.components.ai_task.const import DEFAULT_SYSTEM_PROMPT
+from homeassistant.config_entries import ConfigEntry
 from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import SectionConfig, section
@@ -43,8 +45,10 @@ from ..const import (
     CONF_CUSTOM_EXAMPLES,
     CONF_EXTRA_BODY,
     CONF_MODEL,
+    DEFAULT_AI_TASK_NAME,
     DEFAULT_MODEL,
     DOMAIN,
+    SUBENTRY_CONVERSATION,
 )
 from ..server.profiles import ProfileChoice
 from ..tools.agent_tools import chosen_tools
@@ -61,6 +65,23 @@ def default_agent_data(
         CONF_LLM_HASS_API: [api_id],
         **setting_defaults(),
     }
+
+
+def default_task_data(api_id: str, models: list[str]) -> dict[str, Any]:
+    """The settings of a new AI task: an agent's, with core's task prompt."""
+    return default_agent_data(api_id, models, DEFAULT_SYSTEM_PROMPT)
+
+
+def first_agent_model(entry: ConfigEntry) -> str:
+    """The model of the entry's first agent (what its title names)."""
+    for subentry in entry.get_subentries_of_type(SUBENTRY_CONVERSATION):
+        return str(subentry.data.get(CONF_MODEL) or DEFAULT_MODEL)
+    return DEFAULT_MODEL
+
+
+async def async_task_title(hass: HomeAssistant) -> str:
+    """The first AI task's title, in Home Assistant's language."""
+    return await _async_string(hass, "common", "ai_task_name") or DEFAULT_AI_TASK_NAME
 
 
 def agent_schema(
@@ -211,13 +232,21 @@ def _dropdown(options: tuple[str, ...], key: str) -> SelectSelector:
 
 async def async_profile_decision(hass: HomeAssistant, choice: ProfileChoice) -> str:
     """What `auto` decided for a model, and why, in Home Assistant's language."""
-    key = f"{choice.profile.value}_{choice.evidence.value}"
+    text = await _async_string(
+        hass,
+        "selector",
+        f"profile_decision.options.{choice.profile.value}_{choice.evidence.value}",
+    )
+    return text.replace("{size}", choice.size) if text else choice.describe()
+
+
+async def _async_string(hass: HomeAssistant, category: str, path: str) -> str | None:
+    """One of this integration's strings in Home Assistant's language, else
+    in English; None when neither has it."""
     for language in dict.fromkeys((hass.config.language, "en")):
         strings = await translation.async_get_translations(
-            hass, language, "selector", [DOMAIN]
+            hass, language, category, [DOMAIN]
         )
-        if text := strings.get(
-            f"component.{DOMAIN}.selector.profile_decision.options.{key}"
-        ):
-            return text.replace("{size}", choice.size)
-    return choice.describe()
+        if text := strings.get(f"component.{DOMAIN}.{category}.{path}"):
+            return text
+    return None

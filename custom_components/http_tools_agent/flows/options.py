@@ -1,8 +1,9 @@
 """Options flow: the tool editor, the secrets, the settings and the JSON editor.
 
 The menu lists the tools by name and offers: add, edit or delete a tool (one
-form per tool, `flows/tool_form.py`), import tools from an OpenAPI document
-(`flows/openapi.py`), the secrets (a password field; values are
+form per tool: `flows/tool_form.py` its fields, `flows/tool_from_form.py`
+its values back as a checked definition), import tools from an OpenAPI
+document (`flows/openapi.py`), the secrets (a password field; values are
 never shown back), the settings with the whole-array JSON editor (import and
 export) and a shortcut that fills that editor with `tools.example.json`.
 Every form checks everything before saving; an invalid form saves nothing.
@@ -50,14 +51,8 @@ from .settings_form import (
     tools_to_text,
     validate_secrets_form,
 )
-from .tool_form import (
-    F_NAME,
-    ToolFormError,
-    form_definition,
-    form_errors,
-    form_values,
-    tool_schema,
-)
+from .tool_form import F_NAME, form_values, tool_schema
+from .tool_from_form import ToolFormError, form_definition, form_errors
 
 STEP_ADD_TOOL = "add_tool"
 STEP_EDIT_TOOL = "edit_tool"
