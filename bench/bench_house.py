@@ -273,6 +273,10 @@ def judge(
     return right, unasked, unasked_changes, fabricated
 
 
+# The requests of this run (`--only`); None: every request of the sets.
+ONLY: re.Pattern[str] | None = None
+
+
 async def run_agent(
     name: str, base_url: str, tools: DemoToolServer, sets: list[str]
 ) -> list[Outcome]:
@@ -302,6 +306,8 @@ async def run_agent(
             (entry,) = hass.config_entries.async_entries(DOMAIN)
             for set_name in sets:
                 for index, (text, expect) in enumerate(SETS[set_name]):
+                    if ONLY is not None and not ONLY.search(text):
+                        continue
                     tools.reset()
                     await reset_house(hass)
                     before = snapshot(hass)
@@ -403,6 +409,8 @@ def report(results: dict[str, list[Outcome]]) -> None:
 
 async def main(args: argparse.Namespace) -> None:
     """Start (or reuse) the model server and run P4a, each agent each way."""
+    global ONLY  # noqa: PLW0603  (one run's selection, set once here)
+    ONLY = re.compile(args.only, re.IGNORECASE) if args.only else None
     ways = [v for v in args.via.split(",") if v]
     if unknown := set(ways) - {"agent", "pipeline", "local"}:
         raise SystemExit(f"--via: unknown {sorted(unknown)}")
@@ -418,4 +426,7 @@ if __name__ == "__main__":
     parser.add_argument("--sets", default="tuning,held-out")
     parser.add_argument("--via", default="agent", help="agent, pipeline, local")
     parser.add_argument("--dump", help="write every outcome to this JSON file")
+    parser.add_argument(
+        "--only", help="run only the requests this regular expression finds"
+    )
     asyncio.run(main(parser.parse_args()))

@@ -43,11 +43,12 @@ class Rules:
     # of this turn asks for runs not (`asks_for`): "Add milk to the list."
     # drew the add, the weather for Paris, the list and a notification to
     # the family; "What is 2 plus 2?" a call to every tool. Alone in its
-    # reply or beside others: a change is asked for or it does not run.
+    # reply or beside others: a change is asked for or it does not run, and
+    # words with no action word ask for none.
     unasked_changes: bool = False
-    # A question, or a request with no action word, asks for no change at
-    # all, whatever the model calls: "Is the bed light on?" drew HassTurnOn
-    # ("on" is a word of turning on), "Is the garage open?" would open it.
+    # A question asks for no change at all, whatever the model calls: "Is
+    # the bed light on?" drew HassTurnOn ("on" is a word of turning on);
+    # "Is the garage open?" names `open_garage`'s verb and noun.
     # A request asked as a question ("Can you turn on the light?") still
     # asks for its change (`honesty.is_question`).
     questions_change_nothing: bool = False

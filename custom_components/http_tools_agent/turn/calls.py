@@ -323,10 +323,10 @@ class ReplyCalls:
         request is a question (`Rules.questions_change_nothing`)."""
         gate = self.gate
         rules = gate.rules
-        question = rules.questions_change_nothing and (
-            is_question(gate.question) or not asks_for_action(gate.question)
+        question = rules.questions_change_nothing and is_question(gate.question)
+        acting = not question and (
+            not rules.unasked_changes or asks_for_action(gate.question)
         )
-        acting = not question
         kept = []
         for call in pending:
             asked = acting and (
