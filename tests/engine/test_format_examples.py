@@ -11,7 +11,6 @@ sentence.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 import json
 import re
@@ -56,17 +55,6 @@ def examples() -> list[Example]:
 
 
 EXAMPLES = examples()
-
-
-@pytest.fixture
-async def service(socket_enabled: None) -> AsyncIterator[ServiceServer]:
-    """The service every example's requests reach."""
-    server = ServiceServer()
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
 
 
 def test_the_page_has_runnable_examples() -> None:

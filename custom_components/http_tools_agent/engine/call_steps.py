@@ -293,7 +293,7 @@ def _logout(call: Call, step: Step) -> PreparedRequest | None:
         logout.body_format,
     )
     try:
-        return build_request(
+        prepared = build_request(
             call.definition,
             {},
             call.secret_map,
@@ -301,8 +301,12 @@ def _logout(call: Call, step: Step) -> PreparedRequest | None:
             earlier=call.earlier,
             hidden=call.hidden,
         )
-    except Exception:
+    except Exception:  # then the session simply expires
         return None
+    hosts = call.hosts
+    if hosts is not None and not hosts.allows(URL(prepared.url).host):
+        return None
+    return prepared
 
 
 def _refused(call: Call, step: Step, failure: StepFailure) -> StepFailure:
