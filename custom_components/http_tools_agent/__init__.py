@@ -7,6 +7,7 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv, issue_registry as ir, llm
 from homeassistant.helpers.typing import ConfigType
 
+from .engine.sessions import SessionStore
 from .const import (
     CHAIN_CALLS_PROFILE,
     CONF_BASE_URL,
@@ -77,6 +78,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) ->
             configured,
             entry.options.get(CONF_TOOLS_ENABLED, TOOLS_ENABLED_AUTO),
             secrets_of(entry.options),
+            on_drop=lambda store: _log_out_later(hass, store),
         ),
         settings=ToolSettings.from_options(entry.options),
         availability=availability,
@@ -126,8 +128,19 @@ async def async_migrate_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) 
 
 
 async def async_unload_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> bool:
-    """Unload an entry."""
-    return await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
+    """Unload an entry; the tools' kept logins are logged out."""
+    unloaded = await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
+    if unloaded:
+        await entry.runtime_data.tools.sessions.async_close()
+    return unloaded
+
+
+def _log_out_later(hass: HomeAssistant, store: SessionStore) -> None:
+    """Log out the logins of tools that were replaced, without holding up
+    the service call that replaced them."""
+    hass.async_create_background_task(
+        store.async_close(), "http_tools_agent log out replaced tools"
+    )
 
 
 async def async_remove_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> None:
