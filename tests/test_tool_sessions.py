@@ -70,7 +70,8 @@ async def test_the_tools_share_one_login(
     await run(hass, "pihole_pause", seconds=300)
     again = await run(hass, "pihole_blocked_today")
 
-    assert first["ok"] and again["ok"]
+    assert first["ok"]
+    assert again["ok"]
     assert again["speech"] == "6291 of 48213 queries were blocked."
     assert pi_hole.sessions.logins == 1
     assert [r.target for r in pi_hole.arrived].count("POST /api/auth") == 1

@@ -7,7 +7,6 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import config_validation as cv, issue_registry as ir, llm
 from homeassistant.helpers.typing import ConfigType
 
-from .engine.sessions import SessionStore
 from .const import (
     CHAIN_CALLS_PROFILE,
     CONF_BASE_URL,
@@ -20,6 +19,7 @@ from .const import (
     SUBENTRY_CONVERSATION,
     TOOLS_ENABLED_AUTO,
 )
+from .engine.sessions import SessionStore
 from .redact import display_url
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime, ToolSettings
 from .server.availability import ServerAvailability

@@ -68,7 +68,10 @@ def _redact_request(item: dict[str, Any]) -> dict[str, Any]:
         item["auth"] = {**auth, "password": REDACTED}
     session = item.get("session")
     if isinstance(session, dict) and isinstance(session.get("logout"), dict):
-        item["session"] = {**session, "logout": _redact_request(dict(session["logout"]))}
+        item["session"] = {
+            **session,
+            "logout": _redact_request(dict(session["logout"])),
+        }
     return item
 
 
