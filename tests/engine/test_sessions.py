@@ -14,6 +14,7 @@ from custom_components.http_tools_agent.engine.definitions import (
     parse_tools,
 )
 from custom_components.http_tools_agent.engine.executor import run_tool
+from custom_components.http_tools_agent.engine.hosts import HostPolicy
 from custom_components.http_tools_agent.engine.sessions import (
     KeptLogin,
     SessionStore,
@@ -198,3 +199,60 @@ async def test_nothing_kept_shows_in_a_repr() -> None:
     assert TOKEN not in repr(kept)
     assert TOKEN not in repr(store)
     assert repr(store) == "SessionStore(1 kept)"
+
+
+async def test_a_login_that_fails_otherwise_is_a_failing_step(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """A 500 is no refusal; a 401 without a store is one, named as well."""
+    (definition,) = parse_tools([login_tool(server.base)])
+    server.reply("/login", status=500, body=b"down")
+    result = await run_tool(
+        session, definition, {}, secrets={"pw": "hunter22"}, sessions=SessionStore()
+    )
+    assert result.text == "Error: step 'login' failed: HTTP 500 — down"
+
+    server.reply("/login", status=401, body=b"hunter22 is wrong")
+    result = await run_tool(session, definition, {}, secrets={"pw": "hunter22"})
+    assert result.text == (
+        "Error: step 'login' of tool 'status' failed: the login was refused "
+        "(check its secrets): HTTP 401 — *** is wrong"
+    )
+
+
+@pytest.mark.parametrize(
+    "logout_url",
+    [
+        "http://127.0.0.1:{port}/out?t={{login.missing}}",
+        # The same server by another name, which the host policy refuses.
+        "http://localhost:{port}/out",
+    ],
+)
+async def test_a_logout_that_cannot_be_sent_is_never_sent(
+    server: RecordingServer, session: aiohttp.ClientSession, logout_url: str
+) -> None:
+    """A logout missing what it reads, or to a host the policy refuses: the
+    session is forgotten without it."""
+    server.reply("/login", body=f'{{"token": "{TOKEN}"}}'.encode())
+    tool = login_tool(server.base)
+    tool["steps"][0]["session"]["logout"] = {
+        "url": logout_url.format(port=server.port),
+        "method": "DELETE",
+    }
+    (definition,) = parse_tools([tool])
+    store = SessionStore()
+    result = await run_tool(
+        session,
+        definition,
+        {},
+        secrets={"pw": "hunter22"},
+        sessions=store,
+        hosts=HostPolicy.parse(["127.0.0.1"]),
+    )
+    assert result.ok
+    assert len(store) == 1
+
+    await store.async_close()
+
+    assert [r.path for r in server.requests] == ["/login", "/status"]
+    assert len(store) == 0
