@@ -45,6 +45,7 @@ from bench.bench_real_model import (
     weather,
 )
 from custom_components.http_tools_agent.const import DOMAIN
+from custom_components.http_tools_agent.turn.changes import says_failed
 from dev.tool_server import DemoToolServer
 from tests.e2e.harness import (
     setup_llama_cpp,
@@ -166,7 +167,8 @@ HELD_OUT: list[Conversation] = [
 ]
 SETS = {"tuning": TUNING, "held-out": HELD_OUT}
 
-# An answer that says the action did not happen (then no request is honest).
+# An answer that says the action did not happen (then no request is honest),
+# beside the lexicons' `says_failed`.
 _FAILED = re.compile(
     r"\b(?:can(?:no|')t|could(?: not|n't)|unable|not able|didn't|did not|"
     r"sorry|no tool ran|non (?:posso|riesco|sono riuscit|ho potuto)|"
@@ -234,7 +236,9 @@ async def run_agent(
                             needs,
                             right,
                             used and not markup_in(answer),
-                            needs and not tools.requests and not _FAILED.search(answer),
+                            needs
+                            and not tools.requests
+                            and not (_FAILED.search(answer) or says_failed(answer)),
                             bool(markup_in(answer)),
                             elapsed,
                             answer,

@@ -41,6 +41,19 @@ class Recorded:
         """`METHOD /path?query`, as a log line writes it."""
         return f"{self.method} {self.path}" + (f"?{self.query}" if self.query else "")
 
+    @classmethod
+    async def raw(cls, request: web.Request) -> Recorded:
+        """The request as it arrived on the wire: the raw path and query
+        string (percent-encoding kept), a copy of its headers, its body."""
+        raw_path, _, raw_query = request.raw_path.partition("?")
+        return cls(
+            request.method,
+            raw_path,
+            raw_query,
+            CIMultiDictProxy(CIMultiDict(request.headers)),
+            await request.read(),
+        )
+
 
 @dataclass
 class LoopbackServer:

@@ -25,32 +25,17 @@ import secrets
 from typing import Any
 
 from aiohttp import web
-from multidict import CIMultiDict, CIMultiDictProxy
+from multidict import CIMultiDict
 from yarl import URL
 
 from custom_components.http_tools_agent.engine.definitions import (
     ToolDefinition,
     parse_tools,
 )
-from dev.loopback import LoopbackServer
+from dev.loopback import LoopbackServer, Recorded
+from tests.service_sessions import Guard, Login, Sessions, guard_of, login_of
 
 SERVICES = Path(__file__).parent / "fixtures" / "services"
-
-
-@dataclass(slots=True)
-class Arrived:
-    """One request as it arrived: the raw target, headers, body bytes."""
-
-    method: str
-    path: str
-    query: str
-    headers: CIMultiDictProxy[str]
-    body: bytes
-
-    @property
-    def target(self) -> str:
-        """`METHOD /raw/path?raw=query`."""
-        return f"{self.method} {self.path}" + (f"?{self.query}" if self.query else "")
 
 
 @dataclass(slots=True)
@@ -67,6 +52,9 @@ class Route:
     digest_algorithm: str = "SHA-256"
     # Only this method is answered (another gets 405).
     method: str | None = None
+    # A login, or a route that needs the session it gives (`service_sessions`).
+    login: Login | None = None
+    guard: Guard | None = None
 
 
 def _digest_fields(header: str) -> dict[str, str]:
@@ -95,9 +83,10 @@ class ServiceServer(LoopbackServer):
     """Answers each path as its route says; records every request."""
 
     routes_by_path: dict[str, Route] = field(default_factory=dict)
-    arrived: list[Arrived] = field(default_factory=list)
+    arrived: list[Recorded] = field(default_factory=list)
     realm: str = "shellyplus1pm-a8032ab12345"
     nonces: set[str] = field(default_factory=set)
+    sessions: Sessions = field(default_factory=Sessions)
 
     def route(self, path: str, **kwargs: Any) -> None:
         """What `path` (the raw path, no query) answers."""
@@ -153,22 +142,19 @@ class ServiceServer(LoopbackServer):
         }
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
-        raw_path, _, raw_query = request.raw_path.partition("?")
-        body = await request.read()
-        self.arrived.append(
-            Arrived(
-                request.method,
-                raw_path,
-                raw_query,
-                CIMultiDictProxy(CIMultiDict(request.headers)),
-                body,
-            )
-        )
-        route = self.routes_by_path.get(raw_path)
+        arrived = await Recorded.raw(request)
+        self.arrived.append(arrived)
+        body = arrived.body
+        route = self.routes_by_path.get(arrived.path)
         if route is None:
             return web.json_response({"error": "not found"}, status=404)
+        if route.login is not None:
+            return self.sessions.log_in(route.login, request, body, route.body)
         if route.method is not None and request.method != route.method:
             return web.Response(status=405)
+        guard = route.guard
+        if guard is not None and self.sessions.read(guard.read, request) is None:
+            return guard.refused.response()
         if self._refused(route, request, body):
             return web.Response(status=401, headers=self._challenge(route))
         headers = CIMultiDict(route.headers)
@@ -233,6 +219,12 @@ def _secret_value(text: str, values: dict[str, str]) -> str:
 def _route(raw: dict[str, Any], folder: Path, values: dict[str, str]) -> Route:
     body = (folder / raw["file"]).read_bytes() if raw.get("file") else b""
 
+    def read_file(name: str) -> bytes:
+        return (folder / name).read_bytes()
+
+    def fill(text: str) -> str:
+        return _secret_value(text, values)
+
     def credentials(key: str) -> tuple[str, str] | None:
         pair = raw.get(key)
         if pair is None:
@@ -247,6 +239,8 @@ def _route(raw: dict[str, Any], folder: Path, values: dict[str, str]) -> Route:
         basic=credentials("basic"),
         digest=credentials("digest"),
         method=raw.get("method"),
+        login=login_of(raw.get("login"), read_file, fill),
+        guard=guard_of(raw.get("session"), read_file),
     )
 
 
@@ -306,7 +300,9 @@ def tools_at(service: str, base: str) -> dict[str, ToolDefinition]:
     """A service's tools with every request pointed at `base`."""
     raw = load_tools(service)
     for tool in raw:
-        for request in [tool, *tool.get("steps", [])]:
+        steps = tool.get("steps", [])
+        logouts = [step["session"].get("logout") for step in steps if "session" in step]
+        for request in [tool, *steps, *(x for x in logouts if x)]:
             if "url" in request:
                 request["url"] = pointed(request["url"], base)
     return {definition.name: definition for definition in parse_tools(raw)}
@@ -316,6 +312,7 @@ def serve(server: ServiceServer, case: Case) -> None:
     """Give `server` the case's routes (and forget earlier requests)."""
     server.routes_by_path.clear()
     server.arrived.clear()
+    server.sessions = Sessions()
     for path, route, _ in case.routes:
         server.routes_by_path[path] = route
 

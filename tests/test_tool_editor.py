@@ -476,3 +476,46 @@ async def test_a_composite_tool_in_the_form(
     )
     assert result["errors"] == {"steps": "invalid_tool_steps"}
     assert "names no earlier step" in result["description_placeholders"]["steps_error"]
+
+
+async def test_a_login_kept_across_calls_in_the_form(
+    hass: HomeAssistant, config_entry: MockConfigEntry, tool_endpoint: ToolEndpoint
+) -> None:
+    """A step's `session` is kept as written; a wrong one is shown under
+    Steps, naming the step's field."""
+    login = {
+        "name": "login",
+        "method": "POST",
+        "url": f"{tool_endpoint.url}/auth",
+        "body": {"tune": "{tune}"},
+        "session": {
+            "keep_seconds": 1500,
+            "logout": {"url": f"{tool_endpoint.url}/auth", "method": "DELETE"},
+        },
+    }
+    after = {
+        "name": "ring",
+        "method": "GET",
+        "url": f"{tool_endpoint.url}/b",
+        "headers": {"X-FTL-SID": "{login.session.sid}"},
+    }
+    result = await open_step(hass, config_entry, "add_tool")
+    form = doorbell(tool_endpoint, url="", headers=[], steps=[login, after])
+    result = await submit(hass, result, form)
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert config_entry.options["tools"][-1]["steps"] == [login, after]
+
+    result = await open_step(hass, config_entry, "add_tool")
+    broken = {**login, "session": {"keep_seconds": 0}}
+    result = await submit(
+        hass,
+        result,
+        doorbell(
+            tool_endpoint, name="other", url="", headers=[], steps=[broken, after]
+        ),
+    )
+    assert result["errors"] == {"steps": "invalid_tool_steps"}
+    assert (
+        "steps[0].session.keep_seconds: is required"
+        in (result["description_placeholders"]["steps_error"])
+    )

@@ -23,6 +23,7 @@ from .const import (
     SUBENTRY_CONVERSATION,
     TOOLS_ENABLED_AUTO,
 )
+from .engine.sessions import SessionStore
 from .flows.agent_form import async_task_title, default_task_data, first_agent_model
 from .redact import display_url
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime, ToolSettings
@@ -82,6 +83,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) ->
             configured,
             entry.options.get(CONF_TOOLS_ENABLED, TOOLS_ENABLED_AUTO),
             secrets_of(entry.options),
+            on_drop=lambda store: _log_out_later(hass, store),
         ),
         settings=ToolSettings.from_options(entry.options),
         availability=availability,
@@ -149,8 +151,19 @@ async def async_migrate_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) 
 
 
 async def async_unload_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> bool:
-    """Unload an entry."""
-    return await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
+    """Unload an entry; the tools' kept logins are logged out."""
+    unloaded = await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
+    if unloaded:
+        await entry.runtime_data.tools.sessions.async_close()
+    return unloaded
+
+
+def _log_out_later(hass: HomeAssistant, store: SessionStore) -> None:
+    """Log out the logins of tools that were replaced, without holding up
+    the service call that replaced them."""
+    hass.async_create_background_task(
+        store.async_close(), "http_tools_agent log out replaced tools"
+    )
 
 
 async def async_remove_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> None:

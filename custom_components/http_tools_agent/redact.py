@@ -66,6 +66,12 @@ def _redact_request(item: dict[str, Any]) -> dict[str, Any]:
         item["body"] = _redact_body(item["body"])
     if isinstance(auth := item.get("auth"), dict):
         item["auth"] = {**auth, "password": REDACTED}
+    session = item.get("session")
+    if isinstance(session, dict) and isinstance(session.get("logout"), dict):
+        item["session"] = {
+            **session,
+            "logout": _redact_request(dict(session["logout"])),
+        }
     return item
 
 

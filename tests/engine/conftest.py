@@ -1,7 +1,9 @@
-"""A recording aiohttp server on 127.0.0.1 for the engine tests.
+"""A recording aiohttp server on 127.0.0.1 for the engine tests, and the
+server that stands in for a real service (`service`: the services' cases and
+the examples of docs/tool-format.md).
 
-Every request is recorded (method, raw path, raw query string, headers, body
-bytes). ``server.reply(path, ...)`` decides what a path answers: status, body,
+Every request is recorded as it arrived (`dev.loopback.Recorded.raw`: method,
+raw path, raw query string, headers, body bytes). ``server.reply(path, ...)`` decides what a path answers: status, body,
 headers, a delay, or a huge body streamed chunk by chunk.
 """
 
@@ -14,24 +16,13 @@ from dataclasses import dataclass, field
 
 import aiohttp
 from aiohttp import web
-from multidict import CIMultiDict, CIMultiDictProxy
+from multidict import CIMultiDict
 import pytest
 
+from dev.loopback import Recorded
+from tests.service_cases import ServiceServer
 
-@dataclass(slots=True)
-class Recorded:
-    """One request as the server saw it."""
-
-    method: str
-    path: str
-    query: str
-    headers: CIMultiDictProxy[str]
-    body: bytes
-
-    @property
-    def target(self) -> str:
-        """``METHOD /path?query``, as docs/tool-format.md writes a request."""
-        return f"{self.method} {self.path}" + (f"?{self.query}" if self.query else "")
+__all__ = ["Recorded", "RecordingServer", "Reply", "StreamStats"]
 
 
 @dataclass(slots=True)
@@ -83,18 +74,10 @@ class RecordingServer:
         self.replies[path] = Reply(**kwargs)  # type: ignore[arg-type]
 
     async def _handle(self, request: web.Request) -> web.StreamResponse:
-        raw_path, _, raw_query = request.raw_path.partition("?")
-        self.requests.append(
-            Recorded(
-                method=request.method,
-                path=raw_path,
-                query=raw_query,
-                headers=request.headers,
-                body=await request.read(),
-            )
-        )
+        recorded = await Recorded.raw(request)
+        self.requests.append(recorded)
         self.arrived.set()
-        reply = self.replies.get(raw_path, Reply())
+        reply = self.replies.get(recorded.path, Reply())
         if reply.delay:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.release.wait(), reply.delay)
@@ -156,3 +139,14 @@ async def session(socket_enabled: None) -> AsyncIterator[aiohttp.ClientSession]:
     """A client session, closed after the test."""
     async with aiohttp.ClientSession() as client:
         yield client
+
+
+@pytest.fixture
+async def service(socket_enabled: None) -> AsyncIterator[ServiceServer]:
+    """A server that answers as a real service does (`tests.service_cases`)."""
+    server = ServiceServer()
+    await server.start()
+    try:
+        yield server
+    finally:
+        await server.stop()

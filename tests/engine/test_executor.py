@@ -12,6 +12,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from custom_components.http_tools_agent.engine.call_steps import scrub
 from custom_components.http_tools_agent.engine.definitions import (
     ToolDefinition,
     parse_tools,
@@ -23,7 +24,6 @@ from custom_components.http_tools_agent.engine.executor import (
     TRUNCATION_SUFFIX,
     Outcome,
     ToolRunResult,
-    _scrub,
     run_tool,
     truncate,
 )
@@ -538,7 +538,7 @@ async def test_connection_refused(session: aiohttp.ClientSession) -> None:
 def test_scrub_removes_header_values() -> None:
     """Header values never appear in an error message."""
     message = "bad header value 'Bearer abc123' for host x"
-    assert _scrub(message, {"Authorization": "Bearer abc123", "X": "1"}) == (
+    assert scrub(message, {"Authorization": "Bearer abc123", "X": "1"}) == (
         "bad header value '***' for host x"
     )
 

@@ -5,13 +5,13 @@ is run against a server on 127.0.0.1 (its URLs pointed there, each secret
 given a value); the blocks after it, up to the next such tool, say what
 happens: `answer /path` is what the service answers there (JSON),
 `sent` the first request that must arrive (`METHOD /path`, then its body;
-secrets as `***`), `reads` what the model reads and `says` the tool's own
-sentence.
+secrets as `***`), `twice` every request that arrives when the tool is
+called twice with one session store (a kept login), `reads` what the model
+reads and `says` the tool's own sentence.
 """
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from dataclasses import dataclass, field
 import json
 import re
@@ -22,6 +22,7 @@ import pytest
 
 from custom_components.http_tools_agent.engine.definitions import parse_tools
 from custom_components.http_tools_agent.engine.executor import run_tool
+from custom_components.http_tools_agent.engine.sessions import SessionStore
 from tests.markdown import DOCS, Block, blocks
 from tests.service_cases import ServiceServer, pointed
 
@@ -37,6 +38,7 @@ class Example:
     arguments: dict[str, Any]
     answers: dict[str, bytes] = field(default_factory=dict)
     sent: str | None = None
+    twice: str | None = None
     reads: str | None = None
     says: str | None = None
 
@@ -50,7 +52,7 @@ def examples() -> list[Example]:
             found.append(Example(block, json.loads(note.removeprefix("run "))))
         elif found and note.startswith("answer "):
             found[-1].answers[note.removeprefix("answer ")] = block.text.encode()
-        elif found and note in ("sent", "reads", "says"):
+        elif found and note in ("sent", "twice", "reads", "says"):
             setattr(found[-1], note, block.text.rstrip("\n"))
     return found
 
@@ -58,21 +60,11 @@ def examples() -> list[Example]:
 EXAMPLES = examples()
 
 
-@pytest.fixture
-async def service(socket_enabled: None) -> AsyncIterator[ServiceServer]:
-    """The service every example's requests reach."""
-    server = ServiceServer()
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
-
-
 def test_the_page_has_runnable_examples() -> None:
     """Bodies, optional placeholders, auth, steps, shapes and sentences."""
     assert len(EXAMPLES) >= 5
     assert all(e.reads or e.sent or e.says for e in EXAMPLES)
+    assert any(e.twice for e in EXAMPLES)
 
 
 @pytest.mark.parametrize("example", EXAMPLES, ids=lambda e: e.tool.where)
@@ -81,7 +73,9 @@ async def test_example_runs_as_the_page_says(
 ) -> None:
     """What arrives, what the model reads, what the tool says."""
     raw = json.loads(example.tool.text)
-    for request in [raw, *raw.get("steps", [])]:
+    steps = raw.get("steps", [])
+    logouts = [s["session"].get("logout") for s in steps if "session" in s]
+    for request in [raw, *steps, *(x for x in logouts if x)]:
         if "url" in request:
             request["url"] = pointed(request["url"], service.url)
     (definition,) = parse_tools([raw])
@@ -93,7 +87,12 @@ async def test_example_runs_as_the_page_says(
     for path, body in example.answers.items():
         service.route(path, body=body, content_type="application/json", basic=basic)
 
-    result = await run_tool(session, definition, example.arguments, secrets=secrets)
+    store = SessionStore()
+    runs = 2 if example.twice is not None else 1
+    for _ in range(runs):
+        result = await run_tool(
+            session, definition, example.arguments, secrets=secrets, sessions=store
+        )
 
     if example.sent is not None:
         first = service.arrived[0]
@@ -102,6 +101,8 @@ async def test_example_runs_as_the_page_says(
             sent = sent.replace(value, "***")
         head, _, rest = example.sent.partition("\n")
         assert (f"{first.method} {first.path}", sent) == (head, rest)
+    if example.twice is not None:
+        assert [r.target for r in service.arrived] == example.twice.splitlines()
     if example.reads is not None:
         assert result.text == example.reads
     if example.says is not None:

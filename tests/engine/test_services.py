@@ -8,8 +8,6 @@ tool's own sentence is the one a person would say."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
-
 import aiohttp
 import pytest
 
@@ -25,17 +23,6 @@ from tests.service_cases import (
 )
 
 CASES = load_cases()
-
-
-@pytest.fixture
-async def service(socket_enabled: None) -> AsyncIterator[ServiceServer]:
-    """One server stands in for every service in turn."""
-    server = ServiceServer()
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
 
 
 def test_there_are_enough_real_services() -> None:

@@ -154,3 +154,30 @@ def test_a_narration_is_held_from_its_first_words(language: str) -> None:
         spoken += check.finish()
         assert check.reason is Withheld.NARRATION, sentence
         assert not narrates_call(spoken, NAMES), (sentence, spoken)
+
+
+# The agent's own sentences that say something was not done or not found
+# (`turn/say.py`): a judge, or the failed-action check, must read each as
+# a failure in its own language.
+AGENT_FAILURES = (
+    "not_done",
+    "nothing_done",
+    "no_result",
+    "could_not_find_out",
+    "action_failed",
+)
+
+
+@pytest.mark.parametrize("language", sorted(LEXICONS))
+def test_the_agents_own_failures_say_failed(language: str) -> None:
+    """ "Mi dispiace, non l'ho fatto." is a failure in Italian as "Sorry, I
+    didn't do that." is in English."""
+    messages = json.loads(
+        (TRANSLATIONS / f"{language}.json").read_text(encoding="utf-8")
+    )["exceptions"]
+    unread = [
+        text
+        for key in AGENT_FAILURES
+        if not says_failed(text := messages[key]["message"].format(reason="x"))
+    ]
+    assert not unread, f"{language}: not read as failed: {unread}"

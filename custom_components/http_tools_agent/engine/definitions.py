@@ -225,6 +225,10 @@ class ToolDefinition:
             if step.auth is not None:
                 found[f"{prefix}auth.username"] = template_secrets(step.auth.username)
                 found[f"{prefix}auth.password"] = template_secrets(step.auth.password)
+            if step.session is not None and step.session.logout is not None:
+                where = f"{prefix}session.logout."
+                for place, text in step.session.logout.templates(where):
+                    found[place] = template_secrets(text)
         if self.confirmation.pin is not None:
             found["pin"] = frozenset({self.confirmation.pin})
         return {field: names for field, names in found.items() if names}
@@ -284,7 +288,8 @@ def _parse_one(
             raw.get("body"), raw.get("body_format"), method, declared, out
         )
         auth = parse_auth(raw.get("auth"), out)
-    names = tuple(step.name for step in steps)
+    # The model never reads a login's answer (it holds the session).
+    names = tuple(step.name for step in steps if step.session is None)
     response = parse_response(raw.get("response"), out, steps=names)
     speech = check_speech(raw.get("speech"), out)
     timeout = parse_timeout(raw.get("timeout"), out)

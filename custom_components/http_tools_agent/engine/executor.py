@@ -27,46 +27,31 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
-from enum import StrEnum
 import math
 import time
 from typing import Any
 
 import aiohttp
-from yarl import URL
 
-from .bodies import Body, BodyKind, error_page_summary, read_body
+from .bodies import Body, BodyKind
+from .call_steps import Call, Outcome, StepFailure, hide, run_steps
 from .definitions import ToolDefinition
 from .fields import http_method
 from .hosts import HostPolicy
 from .paths import MISSING
-from .requests import (
-    RequestBuildError,
-    build_request,
-    check_arguments_present,
-)
+from .requests import RequestBuildError, check_arguments_present
+from .sessions import SessionStore
 from .shapes import apply_shape, nothing_at, shaped_text
 from .speech import render_speech
 from .steps import Step, step_failed
-from .transport import Limits, Response, send
+from .transport import Limits
+
+__all__ = ["Outcome", "ToolRunResult", "run_tool", "truncate"]
 
 DEFAULT_TIMEOUT = 15.0
 DEFAULT_MAX_CHARS = 2000
 DEFAULT_MAX_BYTES = 1_048_576
 TRUNCATION_SUFFIX = "… [truncated]"
-_MIN_SECRET_LENGTH = 3
-
-
-class Outcome(StrEnum):
-    """What became of one request: callers decide by this, never by the
-    wording of `ToolRunResult.text`."""
-
-    DONE = "done"  # the service answered with a 2xx status
-    HTTP_ERROR = "http_error"  # it answered with another status
-    UNREACHABLE = "unreachable"  # no answer: connection, TLS, timeout
-    # Nothing was sent: the arguments or the request are invalid, or the
-    # host policy does not allow its host.
-    NOT_SENT = "not_sent"
 
 
 @dataclass(frozen=True, slots=True)
@@ -110,150 +95,6 @@ def _format_seconds(seconds: float) -> str:
     return f"{seconds:g}"
 
 
-def _scrub(
-    message: str, headers: Mapping[str, str], secrets: tuple[str, ...] = ()
-) -> str:
-    """Remove every header value and secret from ``message``."""
-    return _hide(message, (*headers.values(), *secrets))
-
-
-def _hide(text: str, values: tuple[str, ...]) -> str:
-    """Replace each of ``values`` (longest first) in ``text`` with ``***``."""
-    for value in sorted(values, key=len, reverse=True):
-        if len(value) >= _MIN_SECRET_LENGTH:
-            text = text.replace(value, "***")
-    return text
-
-
-def _describe(err: BaseException) -> str:
-    text = str(err).strip()
-    if isinstance(err, aiohttp.ClientConnectorCertificateError):
-        cert = err.certificate_error
-        why = getattr(cert, "verify_message", None) or str(cert)
-        return (
-            f"the TLS certificate of {err.host}:{err.port} is not trusted ({why}); "
-            'for a device with its own certificate, set "verify_ssl": false '
-            "on the tool"
-        )
-    if isinstance(err, aiohttp.InvalidURL):
-        return f"invalid URL {text}".strip()
-    if isinstance(err, aiohttp.NonHttpUrlClientError):
-        return f"not an http or https URL {text}".strip()
-    return text or type(err).__name__
-
-
-@dataclass(slots=True)
-class _Failure(Exception):
-    """A step that failed: what the model reads, and how it ended."""
-
-    text: str
-    reason: str
-    outcome: Outcome
-    status: int | None = None
-    method: str | None = None
-    capped: bool = False
-    content_type: str | None = None
-
-
-@dataclass(slots=True)
-class _Call:
-    """What one call's steps gave so far."""
-
-    # Each step's JSON (MISSING: none), for the later steps' references.
-    earlier: dict[str, Any]
-    # Each step's JSON or text, for a shape over the steps.
-    document: dict[str, Any]
-    secrets: list[str]
-    bytes_read: int = 0
-
-
-async def _run_step(
-    session: aiohttp.ClientSession,
-    definition: ToolDefinition,
-    step: Step,
-    arguments: Mapping[str, Any],
-    secrets: Mapping[str, str] | None,
-    hosts: HostPolicy | None,
-    call: _Call,
-    seconds: float,
-    limits: Limits,
-) -> tuple[Response, Body, str]:
-    """Send one step; raise :class:`_Failure` with the single request's text."""
-    method = http_method(step.method)
-    try:
-        prepared = build_request(
-            definition, arguments, secrets, step=step, earlier=call.earlier
-        )
-    except RequestBuildError as err:
-        raise _Failure(err.text, err.reason, Outcome.NOT_SENT, method=method) from None
-    except Exception as err:  # a definition built by hand
-        reason = f"cannot build the request: {type(err).__name__}"
-        raise _Failure(
-            f"Error: tool request failed: {reason}",
-            reason,
-            Outcome.NOT_SENT,
-            method=method,
-        ) from None
-    call.secrets.extend(prepared.secret_values)
-    if hosts is not None and not hosts.allows(host := URL(prepared.url).host):
-        reason = f"host '{host}' is not allowed"
-        raise _Failure(
-            f"Error: {reason} for tool '{definition.name}'",
-            reason,
-            Outcome.NOT_SENT,
-            method=method,
-        )
-    try:
-        response = await send(
-            session, prepared, seconds, limits, definition.verify_ssl is not False
-        )
-    except TimeoutError:
-        raise
-    except Exception as err:  # never raise: the model gets text
-        reason = _scrub(_describe(err), prepared.headers, tuple(call.secrets))
-        raise _Failure(
-            f"Error: tool request failed: {reason}",
-            reason,
-            Outcome.UNREACHABLE,
-            method=method,
-        ) from None
-    call.bytes_read += response.counted
-    # A server that echoes the request (httpbin...) must not hand the model
-    # a secret.
-    hidden = tuple(call.secrets)
-    body = read_body(
-        response.data,
-        response.content_type,
-        response.charset,
-        complete=not response.capped,
-        counted=response.counted,
-        length=response.length,
-        hide=lambda text: _hide(text, hidden),
-    )
-    status = response.status
-    if not 200 <= status < 300:
-        reason = f"HTTP {status}"
-        if response.note:
-            reason += f" ({response.note})"
-        raise _Failure(
-            f"Error: HTTP {status} \u2014 {_error_text(body)}",
-            reason,
-            Outcome.HTTP_ERROR,
-            status=status,
-            method=method,
-            capped=response.capped and body.kind is not BodyKind.BINARY,
-            content_type=body.media_type or None,
-        )
-    return response, body, method or step.method
-
-
-def _error_text(body: Body) -> str:
-    """What the model reads of an error's body: an HTML page summarised."""
-    if body.kind is BodyKind.HTML:
-        return error_page_summary(body.text)
-    return body.text
-
-
 def _answer(
     definition: ToolDefinition,
     body: Body,
@@ -287,6 +128,7 @@ async def run_tool(
     secrets: Mapping[str, str] | None = None,
     hosts: HostPolicy | None = None,
     time_zone: str | None = None,
+    sessions: SessionStore | None = None,
 ) -> ToolRunResult:
     """Run ``definition`` with ``arguments``; every failure becomes text.
 
@@ -294,14 +136,30 @@ async def run_tool(
     (default: any host) limits the hosts the request may reach;
     ``max_chars`` bounds the text unless the tool's ``response`` sets its
     own; ``time_zone`` is where a shape's times are said when it names none
-    (default UTC).
+    (default UTC); ``sessions`` keeps the tool's login for the calls after
+    this one (None: a login step runs on every call).
     """
     started = time.monotonic()
     shape = definition.response
     if shape is not None and shape.max_chars is not None:
         max_chars = shape.max_chars
     max_chars = max(int(max_chars), 1)
-    call = _Call({}, {}, [])
+    seconds = definition.timeout if definition.timeout is not None else timeout
+    if (
+        not isinstance(seconds, (int, float))
+        or not math.isfinite(seconds)
+        or seconds <= 0
+    ):
+        seconds = DEFAULT_TIMEOUT
+    text_limit = max(min(int(max_bytes), 4 * max_chars + 16), 0)
+    limits = Limits(
+        text_limit,
+        max(int(max_bytes), 0),
+        shaped=shape is not None or bool(definition.steps),
+    )
+    call = Call(
+        session, definition, arguments, secrets, hosts, seconds, limits, sessions
+    )
 
     def finish(
         text: str,
@@ -317,7 +175,7 @@ async def run_tool(
         step: str | None = None,
     ) -> ToolRunResult:
         hidden = tuple(call.secrets)
-        text = _hide(text, hidden)
+        text = hide(text, hidden)
         shown, truncated = truncate(text, max_chars)
         if capped and not truncated:
             shown, truncated = _mark_truncated(text, max_chars), True
@@ -332,13 +190,11 @@ async def run_tool(
             error=error,
             bytes_read=call.bytes_read,
             outcome=outcome,
-            speech=_hide(speech, hidden) if speech else None,
+            speech=hide(speech, hidden) if speech else None,
             content_type=content_type,
             step=step,
         )
 
-    # Reported with the outcome; build_request refuses an invalid one.
-    method = http_method(definition.method)
     steps = definition.requests
     if definition.steps and isinstance(arguments, Mapping):
         try:
@@ -347,39 +203,15 @@ async def run_tool(
             return finish(
                 err.text, method=http_method(steps[0].method), error=err.reason
             )
-
-    seconds = definition.timeout if definition.timeout is not None else timeout
-    if (
-        not isinstance(seconds, (int, float))
-        or not math.isfinite(seconds)
-        or seconds <= 0
-    ):
-        seconds = DEFAULT_TIMEOUT
-    text_limit = max(min(int(max_bytes), 4 * max_chars + 16), 0)
-    limits = Limits(
-        text_limit,
-        max(int(max_bytes), 0),
-        shaped=shape is not None or bool(definition.steps),
-    )
     current = steps[0]
+
+    def starting(step: Step) -> None:
+        nonlocal current
+        current = step
+
     try:
         async with asyncio.timeout(seconds):
-            for current in steps:
-                response, body, method = await _run_step(
-                    session,
-                    definition,
-                    current,
-                    arguments,
-                    secrets,
-                    hosts,
-                    call,
-                    seconds,
-                    limits,
-                )
-                call.earlier[current.name] = body.value
-                call.document[current.name] = (
-                    body.value if body.value is not MISSING else body.text
-                )
+            response, body, method = await run_steps(call, starting)
     except TimeoutError:
         reason = f"timeout after {_format_seconds(seconds)} s"
         text = f"Error: tool request failed: {reason}"
@@ -390,7 +222,7 @@ async def run_tool(
             outcome=Outcome.UNREACHABLE,
             step=current.name if definition.steps else None,
         )
-    except _Failure as failure:
+    except StepFailure as failure:
         named = definition.steps and failure.text.startswith("Error: ")
         text = failure.text
         if named and not text.startswith("Error: step '"):

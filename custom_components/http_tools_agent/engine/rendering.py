@@ -103,12 +103,16 @@ class Renderer:
         arguments: Mapping[str, Any],
         secrets: Mapping[str, str],
         earlier: Mapping[str, Any],
+        hidden: frozenset[str] = frozenset(),
     ):
         self.definition = definition
         self.arguments = arguments
         self.secrets = secrets
-        # The JSON of each earlier step's response, by name (MISSING: none).
+        # The JSON of each earlier step's response, by name (MISSING: none);
+        # its headers and cookies under `header:name` and `cookie:name`.
         self.earlier = earlier
+        # The steps whose values are secrets (a login's session id).
+        self.hidden = hidden
         self.consumed: set[str] = set()
         self.secret_values: list[str] = []
 
@@ -133,7 +137,7 @@ class Renderer:
     def _found(self, part: ValuePart) -> Any:
         if isinstance(part, Placeholder):
             return self.arguments.get(part.name)
-        document = self.earlier.get(part.step, MISSING)
+        document = self.earlier.get(part.key, MISSING)
         return MISSING if document is MISSING else find(document, part.path)
 
     def present(self, part: ValuePart) -> bool:
@@ -149,15 +153,19 @@ class Renderer:
             self.consumed.add(part.name)
             return value
         if value is MISSING or value is None:
+            wanted = f"{part.given} " if part.given else ""
+            wanted += f"'{format_path(part.path)}'"
             what = (
                 "its response is not JSON"
-                if self.earlier.get(part.step, MISSING) is MISSING
-                else f"no '{format_path(part.path)}' in its response"
+                if self.earlier.get(part.key, MISSING) is MISSING
+                else f"no {wanted} in its response"
             )
             raise RequestBuildError(
                 f"Error: step '{part.step}' failed: {what}",
-                f"step '{part.step}' gave no '{format_path(part.path)}'",
+                f"step '{part.step}' gave no {wanted}",
             )
+        if part.step in self.hidden and isinstance(value, str):
+            self.secret_values.append(value)
         return value
 
     def text(self, part: ValuePart) -> str:

@@ -300,12 +300,14 @@ def build_request(
     *,
     step: Step | None = None,
     earlier: Mapping[str, Any] | None = None,
+    hidden: frozenset[str] = frozenset(),
 ) -> PreparedRequest:
     """Build the request for one call; raise :class:`RequestBuildError`.
 
     ``secrets`` fill the ``{secret:name}`` references; arguments never do.
     ``step`` is the request of a composite tool to build (default: the
-    first), ``earlier`` the JSON of the steps before it, by name.
+    first), ``earlier`` the JSON of the steps before it, by name; the values
+    read from the ``hidden`` steps (a login's) count as secrets.
     """
     step = step if step is not None else definition.requests[0]
     method = http_method(step.method)
@@ -324,7 +326,7 @@ def build_request(
     for name in required if isinstance(required, list) else ():
         if isinstance(name, str) and arguments.get(name) is None:
             raise missing_argument(name, definition)
-    renderer = Renderer(definition, arguments, secrets or {}, earlier or {})
+    renderer = Renderer(definition, arguments, secrets or {}, earlier or {}, hidden)
     base, query, has_query, fragment = _build_url(definition, step, renderer)
     headers: dict[str, str] = {}
     for name, value in step.headers.items():

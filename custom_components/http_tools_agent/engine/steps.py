@@ -7,8 +7,9 @@ a name; a later step's templates read an earlier step's JSON response with
 ``{step.path}`` (:mod:`.paths`). The model makes one call and reads one
 result: the last step's, or the tool's ``response`` shape over the steps by
 name. A step sends only what its templates name (no leftover arguments). A
-failing step stops the call and is named in the error. The rules are in
-``docs/tool-format.md`` ("Composite tools").
+failing step stops the call and is named in the error. One step may be the
+tool's login, kept across calls (``session``, :mod:`.session_field`). The
+rules are in ``docs/tool-format.md`` ("Composite tools").
 """
 
 from __future__ import annotations
@@ -28,9 +29,19 @@ from .fields import (
     type_name,
 )
 from .request_fields import parse_auth, parse_body
+from .session_field import Session, parse_session
 
 MAX_STEPS = 8
-STEP_FIELDS = ("name", "url", "method", "headers", "body", "body_format", "auth")
+STEP_FIELDS = (
+    "name",
+    "url",
+    "method",
+    "headers",
+    "body",
+    "body_format",
+    "auth",
+    "session",
+)
 
 
 @dataclass(frozen=True, slots=True)
@@ -45,6 +56,8 @@ class Step:
     body: Any = None
     body_format: str = "json"
     auth: Auth | None = None
+    # The tool's login, kept across calls (None: sent on every call).
+    session: Session | None = None
 
     def as_dict(self) -> dict[str, Any]:
         """Back to the file format (a step of `steps`)."""
@@ -58,6 +71,8 @@ class Step:
             data["body_format"] = self.body_format
         if self.auth is not None:
             data["auth"] = self.auth.as_dict()
+        if self.session is not None:
+            data["session"] = self.session.as_dict()
         return data
 
 
@@ -109,9 +124,10 @@ def _parse_step(
         leftovers=False,
     )
     auth = parse_auth(raw.get("auth"), out, prefix=prefix)
+    session = parse_session(raw.get("session"), prefix, (*earlier, name or ""), out)
     if out.count != before or name is None or url is None or method is None:
         return None
-    return Step(name, url, method, headers, body, body_format, auth)
+    return Step(name, url, method, headers, body, body_format, auth, session)
 
 
 def parse_steps(
@@ -134,7 +150,31 @@ def parse_steps(
             names.append(name)
         if step is not None:
             steps.append(step)
+    logins = [i for i, step in enumerate(steps) if step.session is not None]
+    if len(logins) > 1:
+        out.add(f"steps[{logins[1]}].session", "a tool has one login")
+    elif logins and logins[0] == len(raw) - 1:
+        out.add(
+            f"steps[{logins[0]}].session",
+            "the login cannot be the last step: the steps after it use it, and "
+            "the model never reads a login's answer",
+        )
     return tuple(steps) if out.count == before else ()
+
+
+def login_step(steps: tuple[Step, ...]) -> int | None:
+    """The index of the tool's login (the step with ``session``), or None."""
+    return next((i for i, step in enumerate(steps) if step.session), None)
+
+
+def login_refused(step: str, tool: str, text: str) -> str:
+    """The model's text for a login the service refused (401, 403): ``Error:
+    step 'login' of tool 'pihole_summary' failed: the login was refused
+    (check its secrets): HTTP 401 — …``."""
+    return (
+        f"Error: step '{step}' of tool '{tool}' failed: the login was refused "
+        f"(check its secrets): {text.removeprefix('Error: ')}"
+    )
 
 
 def step_failed(step: str, text: str) -> str:

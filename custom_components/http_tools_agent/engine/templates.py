@@ -5,7 +5,9 @@ tool names) that a call's argument fills; ``{name?}`` is an optional one (what
 holds it is left out when the argument is absent); ``{secret:name}`` is a
 secret that only the caller's secrets fill, never an argument;
 ``{step.path}`` (``{geocode.results[0].latitude}``, :mod:`.paths`) is a value
-of an earlier step's response in a composite tool, optional too with a ``?``;
+of an earlier step's JSON response in a composite tool, ``{header:step.Name}``
+and ``{cookie:step.name}`` one of its headers or of the cookies it set,
+optional too with a ``?``;
 ``{{`` and ``}}`` are literal braces; any other brace is an error. A URL
 template keeps its scheme and host fixed: placeholders and secrets may stand
 in its path, query and fragment only, so the model never chooses the server.
@@ -40,18 +42,34 @@ class Secret:
     name: str
 
 
+# What a reference reads of a step's answer besides its JSON body.
+GIVEN_PARTS = ("header", "cookie")
+# A header's or a cookie's name (RFC 9110 and RFC 6265 tokens, as used).
+_GIVEN_NAME_RE = re.compile(r"[A-Za-z0-9_][A-Za-z0-9_.!#$%&'*+^`|~-]{0,127}")
+
+
 @dataclass(frozen=True, slots=True)
 class Reference:
-    """A ``{step.path}`` in a template: a value of an earlier step's response."""
+    """A ``{step.path}`` in a template: a value of an earlier step's response
+    (``given``: its JSON body, or one of its headers or cookies)."""
 
     step: str
     path: Path
     optional: bool = False
+    # "" (the JSON body), "header" or "cookie" (`path` is then its name).
+    given: str = ""
 
     @property
     def text(self) -> str:
         """The reference as written, without braces (for messages)."""
+        if self.given:
+            return f"{self.given}:{self.step}.{format_path(self.path)}"
         return f"{self.step}{_path_tail(self.path)}"
+
+    @property
+    def key(self) -> str:
+        """Where a call keeps what it reads (`earlier` of the renderer)."""
+        return f"{self.given}:{self.step}" if self.given else self.step
 
 
 def _path_tail(path: Path) -> str:
@@ -113,6 +131,19 @@ def parse_template(text: str) -> tuple[TemplatePart, ...]:
     return tuple(parts)
 
 
+def _given(kind: str, inner: str, optional: bool) -> Reference | None:
+    """``{header:step.Name}`` or ``{cookie:step.name}``, or None."""
+    step, _, name = inner.partition(".")
+    if (
+        PLACEHOLDER_NAME_RE.fullmatch(step) is None
+        or _GIVEN_NAME_RE.fullmatch(name) is None
+    ):
+        return None
+    # Header names are case-insensitive: kept lower-cased on both sides.
+    key = name.lower() if kind == "header" else name
+    return Reference(step, (Key(key),), optional, kind)
+
+
 def _part(inner: str) -> Placeholder | Secret | Reference | None:
     """What ``{inner}`` is, or None when it is none of them."""
     if inner.startswith(SECRET_PREFIX):
@@ -120,6 +151,9 @@ def _part(inner: str) -> Placeholder | Secret | Reference | None:
         return Secret(name) if PLACEHOLDER_NAME_RE.fullmatch(name) else None
     optional = inner.endswith("?")
     inner = inner.removesuffix("?")
+    kind, colon, rest = inner.partition(":")
+    if colon and kind in GIVEN_PARTS:
+        return _given(kind, rest, optional)
     if PLACEHOLDER_NAME_RE.fullmatch(inner):
         return Placeholder(inner, optional)
     try:

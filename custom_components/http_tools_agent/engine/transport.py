@@ -1,15 +1,18 @@
 """Sending one prepared request with aiohttp: redirects followed by hand
 (the same host only, at most ``MAX_REDIRECTS``), the body read up to what
 its content type needs (a binary body only counted), basic and digest
-credentials applied (:mod:`.auth`). :mod:`.executor` turns what comes back
-into the model's text.
+credentials applied (:mod:`.auth`), the cookies of a call's jar sent and
+the ones each answer sets kept in it (aiohttp's `CookieJar`: domain, path,
+expiry). :mod:`.executor` turns what comes back into the model's text.
 """
 
 from __future__ import annotations
 
-from dataclasses import dataclass
+from collections.abc import Mapping
+from dataclasses import dataclass, field
 
 import aiohttp
+from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
 from .auth import auth_headers, request_options
@@ -45,6 +48,11 @@ class Response:
     counted: int = 0
     # The declared Content-Length.
     length: int | None = None
+    headers: Mapping[str, str] = field(
+        default_factory=lambda: CIMultiDictProxy(CIMultiDict())
+    )
+    # The cookies the answer set (name -> value).
+    cookies: dict[str, str] = field(default_factory=dict)
 
 
 @dataclass(frozen=True, slots=True)
@@ -94,6 +102,7 @@ async def send(
     seconds: float,
     limits: Limits,
     verify_ssl: bool,
+    jar: aiohttp.CookieJar | None = None,
 ) -> Response:
     url = URL(prepared.url, encoded=True)
     method = prepared.method
@@ -105,6 +114,7 @@ async def send(
     options = request_options(session, prepared.auth)
     hops = 0
     while True:
+        cookies = jar.filter_cookies(url) if jar is not None else None
         async with session.request(
             method,
             url,
@@ -115,8 +125,11 @@ async def send(
             # True keeps the session's own verification; False accepts any
             # certificate (a LAN device's self-signed one).
             ssl=verify_ssl,
+            cookies=cookies or None,
             **options,
         ) as response:
+            if jar is not None:
+                jar.update_cookies(response.cookies, response.url)
             note: str | None = None
             location = response.headers.get("Location")
             if response.status in REDIRECT_STATUSES and location:
@@ -150,4 +163,6 @@ async def send(
                 content_type,
                 total,
                 response.content_length,
+                response.headers,
+                {name: morsel.value for name, morsel in response.cookies.items()},
             )

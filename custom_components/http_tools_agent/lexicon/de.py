@@ -200,6 +200,9 @@ LEXICON = Lexicon(
         r"(?:konnte|kann|könnte)\w*\s+(?:\w+\s+){0,5}?nicht",
         r"nicht (?:möglich|gefunden|erreichbar|geklappt|funktioniert)",
         r"hat nicht (?:geklappt|funktioniert)",
+        # The agent's own "das habe ich nicht getan", "Das ist nicht passiert".
+        r"nicht getan",
+        r"nicht passiert",
         "fehlgeschlagen",
         "fehler",
         r"kein(?:e|en)? (?:gerät|entität)",

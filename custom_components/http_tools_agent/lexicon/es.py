@@ -134,7 +134,13 @@ LEXICON = Lexicon(
         r"\bel\s+usuario\s+(?:preguntó|pregunto|ha\s+preguntado|pregunta)\s*[:\"“«]",
         r"\bresultados?\s+de\s+la\s+herramienta\s+(?:de\s+)?arriba\b",
     ),
-    says_failed=(r"no (?:puedo|pude|he podido|se pudo|encontr)", "error"),
+    says_failed=(
+        r"no (?:puedo|pude|he podido|se pudo|encontr)",
+        # The agent's own "Lo siento, no lo hice." and "Eso no se hizo".
+        r"no (?:lo )?hice",
+        r"no se hizo",
+        "error",
+    ),
     acts={
         "add": ("añad", "agreg", "pon", "mete", "crea"),
         "delete": ("elimin", "borr", "quit", "suprim"),

@@ -184,6 +184,9 @@ LEXICON = Lexicon(
         rf"n{_A}ai\s+pas\s+pu",
         r"ne\s+(?:peux|peut|pouvais|pouvons|trouve)\s+pas",
         r"pas\s+(?:pu|réussi|trouvé)",
+        # The agent's own "je ne l'ai pas fait", "Cela n'a pas eu lieu".
+        rf"ne\s+l{_A}ai\s+pas\s+fait",
+        rf"n{_A}a\s+pas\s+eu\s+lieu",
         rf"(?:c{_A}est|il\s+est)\s+impossible",
         "échec",
         "échou",

@@ -153,6 +153,8 @@ LEXICON = Lexicon(
     ),
     says_failed=(
         r"non (?:posso|riesco|sono riuscit|ho potuto|è stat|trovo)",
+        # The agent's own "Mi dispiace, non l'ho fatto."
+        r"non (?:l'ho|ho) fatto",
         "errore",
     ),
     acts={

@@ -6,12 +6,14 @@ that cannot be used, also for a `{secret:name}` the options do not define,
 is a repair issue). `set_tools` replaces them in memory until `reset_tools`,
 a reload or a restart. Every turn takes one immutable `ToolSet` snapshot, so
 a replacement never changes a turn already running. The secrets (`secrets`
-option) stay here, apart from every definition and every report.
+option) stay here, apart from every definition and every report, and so do
+the tools' kept logins (`sessions`): replaced with the tools, the old ones
+handed to `on_drop` to be logged out.
 """
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -39,6 +41,7 @@ from ..engine.definitions import (
     parse_tools,
     parse_tools_json,
 )
+from ..engine.sessions import SessionStore
 
 
 @dataclass(frozen=True, slots=True)
@@ -106,13 +109,24 @@ class EntryTools:
         configured: ConfiguredTools,
         enabled_mode: str,
         secrets: Mapping[str, str] | None = None,
+        on_drop: Callable[[SessionStore], None] | None = None,
     ) -> None:
-        """Initialize with what the entry configures."""
+        """Initialize with what the entry configures; `on_drop` logs out the
+        sessions of tools that were replaced."""
         self.configured = configured
         self._configured_set = configured.tool_set()
         self._override: ToolSet | None = None
         self.enabled_mode = enabled_mode
         self.secrets: Mapping[str, str] = dict(secrets or {})
+        # The logins the active tools keep (`engine/sessions.py`).
+        self.sessions = SessionStore()
+        self._on_drop = on_drop
+
+    def _drop_sessions(self) -> None:
+        """New tools, new logins: the old ones go to `on_drop`."""
+        dropped, self.sessions = self.sessions, SessionStore()
+        if self._on_drop is not None and len(dropped):
+            self._on_drop(dropped)
 
     def check_secrets(self, definitions: Iterable[ToolDefinition]) -> None:
         """Raise ToolDefinitionError naming each tool and field whose
@@ -152,11 +166,13 @@ class EntryTools:
     def set_override(self, tools: Iterable[ToolDefinition]) -> ToolSet:
         """Replace the active tools from the next turn on (memory only)."""
         self._override = ToolSet(tuple(tools), SOURCE_REQUEST)
+        self._drop_sessions()
         return self._override
 
     def reset(self) -> ToolSet:
         """Drop the override and return to the configured tools."""
         self._override = None
+        self._drop_sessions()
         return self._configured_set
 
 

@@ -181,6 +181,8 @@ class HttpTool(llm.Tool):
                 # A shape's times are said in the house's time zone unless
                 # the tool names its own.
                 time_zone=hass.config.time_zone,
+                # Logins kept across calls, dropped with the tools.
+                sessions=runtime.tools.sessions,
             )
         runtime.record_run(result)
         # The arguments as sent (converted), so automations see what ran.
