@@ -209,3 +209,20 @@ def test_properties_named_like_keywords() -> None:
     assert check({}, schema).error == (
         "Error: missing required argument 'format' for tool 'set_unit'"
     )
+
+
+@pytest.mark.parametrize("blank", ["", "   "])
+def test_an_empty_required_text_is_missing(blank: str) -> None:
+    """`delete_item` with `id` "" would send `DELETE /api/items/` and ask
+    "Should I delete item: id ?": the model is told the id is missing."""
+    schema = {
+        "type": "object",
+        "properties": {"id": {"type": "string"}, "note": {"type": "string"}},
+        "required": ["id"],
+    }
+    checked = check_arguments(
+        "delete_item", schema, compile_validator(schema), {"id": blank, "note": ""}
+    )
+    assert checked.error == (
+        "Error: missing required argument 'id' for tool 'delete_item' (it is empty)"
+    )

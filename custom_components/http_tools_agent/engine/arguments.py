@@ -309,6 +309,20 @@ def _message(tool: str, root: tuple[Any, Any], error: probatio.Invalid) -> str:
     )
 
 
+def _blank_required(
+    tool: str, arguments: Mapping[str, Any], schema: Mapping[str, Any]
+) -> list[str]:
+    """A required text argument sent empty is missing: `DELETE /items/{id}`
+    with `id` "" would reach the collection itself, and asking "Should I
+    delete item: id ?" asks about nothing."""
+    required = schema.get("required")
+    return [
+        f"Error: missing required argument '{name}' for tool '{tool}' (it is empty)"
+        for name in (required if isinstance(required, list) else ())
+        if isinstance(value := arguments.get(name), str) and not value.strip()
+    ]
+
+
 def check_arguments(
     tool: str,
     schema: Mapping[str, Any],
@@ -322,6 +336,7 @@ def check_arguments(
         converted = dict(arguments)
     root = (converted, schema)
     lines = [_unknown_message(tool, root, p) for p in _unknown_names(*root, [])]
+    lines += _blank_required(tool, converted, schema)
     if validator is not None:
         try:
             validator(converted)
