@@ -11,18 +11,24 @@ from __future__ import annotations
 
 from typing import Any
 
+from homeassistant.components import conversation
 from homeassistant.const import CONF_LLM_HASS_API
-from homeassistant.core import HomeAssistant
+from homeassistant.core import Context, HomeAssistant, State
 from homeassistant.helpers import (
     area_registry as ar,
     device_registry as dr,
     entity_registry as er,
+    floor_registry as fr,
+    intent,
     llm,
 )
 import pytest
 
 from custom_components.http_tools_agent.const import CONF_PROFILE
-from custom_components.http_tools_agent.turn.intent_speech import response_keys
+from custom_components.http_tools_agent.turn.intent_speech import (
+    async_intent_speech,
+    response_keys,
+)
 
 from .house import async_demo_house
 from .kit import API_ID, converse, load_integration, server_entry, speech
@@ -284,3 +290,113 @@ def test_the_response_key_follows_what_the_call_targeted(
 ) -> None:
     """A call matched no sentence: its response is chosen by what it set."""
     assert response_keys(intent, slots, domains)[0] == first
+
+
+def intent_result(
+    hass: HomeAssistant,
+    intent_type: str,
+    slots: dict[str, Any],
+    states: list[State],
+    language: str,
+    *,
+    failed: bool = False,
+) -> conversation.ToolResultContent:
+    """An intent's result as the chat log holds it, as Assist's tool gives
+    it (`failed`: it matched no device)."""
+    call = intent.Intent(
+        hass,
+        "test",
+        intent_type,
+        {name: {"value": value} for name, value in slots.items()},
+        None,
+        Context(),
+        language,
+    )
+    response = call.create_response()
+    response.async_set_states(states)
+    if failed:
+        response.async_set_error(
+            intent.IntentResponseErrorCode.NO_VALID_TARGETS, "No device"
+        )
+    return conversation.ToolResultContent(
+        agent_id="conversation.agent",
+        tool_call_id=f"call_{intent_type}",
+        tool_name=f"assist__{intent_type}",
+        result=llm.ToolResult(data=llm.IntentResponseDict(response)),
+    )
+
+
+@pytest.mark.parametrize(
+    ("language", "intent_type", "slots", "domain", "said"),
+    [
+        # The one sentence of an intent, whatever the call set.
+        ("en", "HassShoppingListAddItem", {"item": "milk"}, None, "Added milk"),
+        (
+            "it",
+            "HassListAddItem",
+            {"item": "latte", "name": "Spesa"},
+            None,
+            "Aggiunto latte",
+        ),
+        # The floor's name, not the id the intent's handler put in its slot.
+        (
+            "it",
+            "HassTurnOff",
+            {"floor": "piano_terra", "domain": "light"},
+            None,
+            "Ho spento le luci in Piano terra",
+        ),
+        # With no state matched, the call's domain says what was targeted.
+        (
+            "en",
+            "HassTurnOff",
+            {"domain": ["light"]},
+            None,
+            "Turned off all of the lights",
+        ),
+        # A template that needs a slot the call did not set is no sentence...
+        ("it", "HassTurnOn", {"domain": "light"}, "light", None),
+        # ... nor one that says "None" of a kind it has no word for.
+        ("en", "HassTurnOn", {"name": "Note"}, "input_text", None),
+        # No templates for the intent at all.
+        ("en", "HassNoSuchIntent", {"name": "Note"}, None, None),
+    ],
+)
+async def test_the_sentence_of_one_result(
+    hass: HomeAssistant,
+    language: str,
+    intent_type: str,
+    slots: dict[str, Any],
+    domain: str | None,
+    said: str | None,
+) -> None:
+    """What Home Assistant's agent says of one intent's result, or None
+    (the read-out then names what it acted on)."""
+    assert fr.async_get(hass).async_create("Piano terra").floor_id == "piano_terra"
+    states = [State(f"{domain}.thing", "on")] if domain else []
+    content = intent_result(hass, intent_type, slots, states, language)
+
+    speech_of = await async_intent_speech(hass, language)
+
+    assert speech_of.sentence(content) == said
+
+
+async def test_the_handlers_own_words_come_first(hass: HomeAssistant) -> None:
+    """An intent whose handler said something itself is said so."""
+    content = intent_result(hass, "HassGetCurrentTime", {}, [], "en")
+    content.result.data.original.async_set_speech("It is 10:02")  # type: ignore[attr-defined]
+
+    speech_of = await async_intent_speech(hass, "en")
+
+    assert speech_of.sentence(content) == "It is 10:02"
+
+
+async def test_a_failed_intent_has_no_sentence(hass: HomeAssistant) -> None:
+    """An error response is never said with the intent's success words."""
+    content = intent_result(
+        hass, "HassTurnOn", {"name": "Bed Light"}, [], "en", failed=True
+    )
+
+    speech_of = await async_intent_speech(hass, "en")
+
+    assert speech_of.sentence(content) is None

@@ -45,6 +45,20 @@ SHOPPING = (
         ('{"ok": true, "received": "Pizza tonight!"}', "received Pizza tonight!"),
         ('{"ok": false, "error": "full"}', "ok: no, error full"),
         ('{"items": [], "open": true}', "items: nothing, open: yes"),
+        # A list beside other values is said under its key, not counted.
+        (
+            '{"items": [{"name": "tea", "qty": 2}, {"name": "jam", "qty": 1}], "total": 3}',
+            "items: tea (2) and jam (1), total 3",
+        ),
+        (
+            '{"forecast": {"max_c": 20, "rain_mm": 1.5}}',
+            "forecast: max 20 °C, rain 1.5 mm",
+        ),
+        (
+            '[{"day": "Mon", "max_c": 20}, {"day": "Tue", "max_c": 18}]',
+            "day Mon, max 20 °C; day Tue, max 18 °C",
+        ),
+        ("[]", ""),
         ("HTTP 204", "HTTP 204"),
     ],
 )

@@ -184,9 +184,7 @@ def _fields(value: dict[str, Any], words: ReadOutWords, skip: str | None) -> str
         key_words, unit = _key(name, words)
         if _is_number(item) and unit is not None:
             spoken = f"{_number(item, words)} {unit}"
-        elif (
-            isinstance(item, bool) or item in ([], {}) or isinstance(item, dict | list)
-        ):
+        elif isinstance(item, bool | dict | list):
             said.append(f"{key_words}: {_words(item, words)}")
             continue
         else:
@@ -235,7 +233,7 @@ def _words(value: Any, words: ReadOutWords, *, top: bool = False) -> str:
         return _fields(value, words, skip=None)
     if isinstance(value, list):
         # Nothing at all came back: the caller says it found nothing.
-        return _list(value, words, counted=True) if value or not top else ""
+        return _list(value, words, counted=top) if value or not top else ""
     if isinstance(value, bool):
         return words.yes if value else words.no
     if _is_number(value):
