@@ -77,7 +77,7 @@ async def test_the_readme_shopping_list_is_read(
     answer = speech(await converse(hass, "What's on my shopping list?"))
 
     assert [r.target for r in items.requests] == ["GET /api/items"]
-    assert answer == "apples (3), bananas (6), milk (1)."
+    assert answer == "3 items: apples (3), bananas (6) and milk (1)."
 
 
 async def test_remove_the_bread_removes_the_bread(

@@ -455,26 +455,29 @@ async def test_the_instruction_restated_is_not_spoken(
 
 
 @pytest.mark.parametrize(
-    ("language", "weather", "listed", "added", "empty"),
+    ("language", "asked", "weather", "listed", "added", "empty"),
     [
         (
             "en",
+            "My list?",
             "Rome: +14°C.",
-            "apples (3), bananas (6), milk (1).",
+            "3 items: apples (3), bananas (6) and milk (1).",
             "Done: eggs (1).",
             "I found nothing.",
         ),
         (
             "it",
+            "Cosa c'è nella lista?",
             "Rome: +14°C.",
-            "apples (3), bananas (6), milk (1).",
+            "3 elementi: apples (3), bananas (6) e milk (1).",
             "Fatto: eggs (1).",
             "Non ho trovato nulla.",
         ),
         (
             "es",
+            "¿Qué hay en mi lista?",
             "Rome: +14°C.",
-            "apples (3), bananas (6), milk (1).",
+            "3 elementos: apples (3), bananas (6) y milk (1).",
             "Hecho: eggs (1).",
             "No encontré nada.",
         ),
@@ -485,20 +488,21 @@ async def test_read_outs_sound_like_an_answer(
     llm_server: FakeLLMServer,
     items: DemoToolServer,
     language: str,
+    asked: str,
     weather: str,
     listed: str,
     added: str,
     empty: str,
 ) -> None:
     """A model that ran tools but writes no answer: the agent reads the
-    results, as an answer, short enough to speak."""
+    results, as an answer in the user's language, short enough to speak."""
     await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
     # Asked for the answer, then to close: no words, streamed or not.
     silence = [text_stream(), completion(""), text_stream(), completion("")]
     spoken = []
     for question, call in (
         ("Rome?", ("get_weather", {"city": "Rome"})),
-        ("My list?", ("list_items", {})),
+        (asked, ("list_items", {})),
         ("Add eggs.", ("add_item", {"name": "eggs"})),
         ("Kiwi?", ("list_items", {"search": "kiwi"})),
     ):
@@ -525,7 +529,7 @@ async def test_the_agents_words_never_reach_the_model_as_its_own(
         completion(""),
     )
     first = await converse(hass, "What's on my shopping list?")
-    assert speech(first) == "apples (3), bananas (6), milk (1)."
+    assert speech(first) == "3 items: apples (3), bananas (6) and milk (1)."
     llm_server.replies.clear()
     llm_server.add(text_stream(), completion(""))
     second = await converse(hass, "Hello?", conversation_id=first.conversation_id)
@@ -537,7 +541,7 @@ async def test_the_agents_words_never_reach_the_model_as_its_own(
 
     sent = llm_server.requests[-1]["messages"]
     texts = [m.get("content") or "" for m in sent if m["role"] == "assistant"]
-    assert "apples (3), bananas (6), milk (1)." in texts
+    assert "3 items: apples (3), bananas (6) and milk (1)." in texts
     assert not any("model gave no answer" in t for t in texts)
     assert [m["content"] for m in sent if m["role"] == "user"] == [
         "What's on my shopping list?",

@@ -1,30 +1,64 @@
-"""Tool results read aloud when the model gives no answer."""
+"""Tool results read aloud when the model gives no answer: sentences a
+person would say, in the user's language, never the result's keys."""
 
 from __future__ import annotations
 
 import pytest
 
-from custom_components.http_tools_agent.engine.speakable import speakable
+from custom_components.http_tools_agent.engine.speakable import (
+    ReadOutWords,
+    speakable,
+)
+from custom_components.http_tools_agent.lexicon import LEXICONS
+
+WEATHER = (
+    '{"city": "Berlin", "temperature_c": 16, "condition": "clear",'
+    ' "humidity_pct": 80, "wind_kmh": 12.5}'
+)
+SHOPPING = (
+    '{"items": [{"id": "1", "name": "apples", "qty": 3},'
+    ' {"id": "2", "name": "bananas", "qty": 6}, {"id": "3", "name": "milk", "qty": 1}]}'
+)
 
 
 @pytest.mark.parametrize(
     ("result", "spoken"),
     [
         ("Rome: ☀️ +14°C\n", "Rome: ☀️ +14°C"),
-        # Things with a name are said by it, with their one number.
+        # A named thing: its name, what it is, then its values with units.
+        (WEATHER, "Berlin: clear, temperature 16 °C, humidity 80 %, wind 12.5 km/h"),
+        ('{"name": "lamp", "watts": 40, "lumens": 470}', "lamp: watts 40, lumens 470"),
         ('{"id": "4", "name": "bread", "qty": 1}', "bread (1)"),
+        # Named things in a list: counted, each with its one number, "and".
+        (SHOPPING, "3 items: apples (3), bananas (6) and milk (1)"),
         (
-            '[{"id": "1", "name": "milk", "qty": 2}, {"id": "2", "name": "eggs", "qty": 12}]',
-            "milk (2), eggs (12)",
+            '[{"id": "1", "name": "widget", "qty": 2}, {"id": "2", "name": "gadget", "qty": 5}]',
+            "2 items: widget (2) and gadget (5)",
         ),
         ('[{"title": "Rain tomorrow", "id": 7}]', "Rain tomorrow"),
-        ('{"name": "lamp", "watts": 40, "lumens": 470}', "lamp"),
-        # Other JSON is flattened to words.
+        ('["apples", "pears", "milk"]', "apples, pears and milk"),
+        # Other JSON: the key's words and the value; a status word is said bare.
         ('{"deleted": "3"}', "deleted 3"),
-        ('{"ok": true, "note": null, "temp_c": 14.0}', "temp c 14"),
+        ('{"ok": true, "note": null, "temp_c": 14.0}', "temperature 14 °C"),
+        ('{"status": "charging", "battery_percent": 80}', "charging, battery 80 %"),
         # A webhook's acknowledgement: the message it received, not "ok yes".
         ('{"ok": true, "received": "Pizza tonight!"}', "received Pizza tonight!"),
-        ('{"ok": false, "error": "full"}', "ok no, error full"),
+        ('{"ok": false, "error": "full"}', "ok: no, error full"),
+        ('{"items": [], "open": true}', "items: nothing, open: yes"),
+        # A list beside other values is said under its key, not counted.
+        (
+            '{"items": [{"name": "tea", "qty": 2}, {"name": "jam", "qty": 1}], "total": 3}',
+            "items: tea (2) and jam (1), total 3",
+        ),
+        (
+            '{"forecast": {"max_c": 20, "rain_mm": 1.5}}',
+            "forecast: max 20 °C, rain 1.5 mm",
+        ),
+        (
+            '[{"day": "Mon", "max_c": 20}, {"day": "Tue", "max_c": 18}]',
+            "day Mon, max 20 °C; day Tue, max 18 °C",
+        ),
+        ("[]", ""),
         ("HTTP 204", "HTTP 204"),
     ],
 )
@@ -34,9 +68,36 @@ def test_results_become_words(result: str, spoken: str) -> None:
     assert speakable(result) == spoken
 
 
+@pytest.mark.parametrize(
+    ("language", "result", "spoken"),
+    [
+        (
+            "it",
+            WEATHER,
+            "Berlin: clear, temperatura 16 °C, umidità 80 %, vento 12,5 km/h",
+        ),
+        ("it", SHOPPING, "3 elementi: apples (3), bananas (6) e milk (1)"),
+        ("it", '{"items": [], "open": true}', "items: niente, open: sì"),
+        ("de", SHOPPING, "3 Einträge: apples (3), bananas (6) und milk (1)"),
+        ("es", '{"open": false}', "open: no"),
+        ("fr", '["a", "b"]', "a et b"),
+    ],
+)
+def test_results_in_the_users_language(language: str, result: str, spoken: str) -> None:
+    """The words a read-out adds are the user's language's."""
+    assert speakable(result, words=LEXICONS[language].read_out) == spoken
+
+
 def test_long_results_are_cut_at_a_word() -> None:
     """A long result is cut at a word boundary with an ellipsis."""
     text = speakable(" ".join(["word"] * 200), limit=50)
     assert text.endswith("…")
     assert len(text) <= 51
     assert "wor…" not in text
+
+
+def test_the_words_default_to_english() -> None:
+    """The engine's own callers (a tool's `speech` over nested values) get
+    English words."""
+    assert speakable("[true, false]") == "yes and no"
+    assert speakable("[true]", words=ReadOutWords(yes="oui")) == "oui"

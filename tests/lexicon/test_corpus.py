@@ -15,6 +15,7 @@ from typing import Any
 
 import pytest
 
+from custom_components.http_tools_agent.engine.speakable import speakable
 from custom_components.http_tools_agent.lexicon import ACTS, LEXICONS, guess_language
 from custom_components.http_tools_agent.small.guards import asks_for
 from custom_components.http_tools_agent.turn.changes import says_failed
@@ -62,6 +63,11 @@ CHECKS: dict[str, Callable[[str], Callable[[Any], bool]]] = {
     "says_failed": lambda _: says_failed,
     "asks_for": lambda _: lambda pair: asks_for(pair[0], pair[1]),
     "language": _check_language,
+    # A tool's result read out in the language. yes: [result, what is said];
+    # no: [result, what is not] (another language's words, keys as words).
+    "read_out": lambda language: (
+        lambda pair: speakable(pair[0], words=LEXICONS[language].read_out) == pair[1]
+    ),
     # Whether a description gives an example value. yes: [description, the
     # value taken from it]; no: a description (a placeholder is shown).
     "example": lambda _: (

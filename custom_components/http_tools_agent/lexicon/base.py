@@ -14,6 +14,8 @@ from __future__ import annotations
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 
+from ..engine.speakable import ReadOutWords
+
 # What a request may ask a tool to do (`small/guards.py`).
 ACTS = ("add", "delete", "update", "send", "get", "turn_on", "turn_off")
 
@@ -68,6 +70,10 @@ class Lexicon:
     # For each of `ACTS`, the words or their stems (longer than three
     # letters: a word that starts with one) that ask for it.
     acts: Mapping[str, tuple[str, ...]]
+    # What a tool's result is said with when the agent reads it out
+    # (`engine/speakable.py`): "and", yes and no, an empty list, a counted
+    # list, common keys in the language.
+    read_out: ReadOutWords
     # Words that introduce an example value in a tool's description
     # ("e.g.", "for example"; patterns).
     example_markers: tuple[str, ...] = ()

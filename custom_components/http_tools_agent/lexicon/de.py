@@ -1,5 +1,6 @@
 """Deutsch."""
 
+from ..engine.speakable import ReadOutWords
 from .base import Lexicon
 
 # Participles that say a change was made ("hinzugefügt", "eingeschaltet").
@@ -216,6 +217,32 @@ LEXICON = Lexicon(
         "turn_on": ("ein", "einschalt", "anschalt", "öffne", "aufmach"),
         "turn_off": ("aus", "ausschalt", "abschalt", "schließ", "schliess"),
     },
+    # A result read out (`engine/speakable.py`).
+    read_out=ReadOutWords(
+        and_word="und",
+        yes="ja",
+        no="nein",
+        nothing="nichts",
+        items="{count} Einträge",
+        decimal=",",
+        keys={
+            "temperature": "Temperatur",
+            "temp": "Temperatur",
+            "humidity": "Luftfeuchtigkeit",
+            "wind": "Wind",
+            "wind speed": "Windgeschwindigkeit",
+            "pressure": "Luftdruck",
+            "feels like": "gefühlt",
+            "precipitation": "Niederschlag",
+            "rain": "Regen",
+            "quantity": "Menge",
+            "count": "Anzahl",
+            "total": "gesamt",
+            "deleted": "gelöscht",
+            "error": "Fehler",
+            "received": "empfangen",
+        },
+    ),
     example_markers=(r"z\.\s?B\.", "zum Beispiel", "beispielsweise"),
     common=frozenset(
         [

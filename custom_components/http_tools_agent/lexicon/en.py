@@ -1,5 +1,6 @@
 """English."""
 
+from ..engine.speakable import ReadOutWords
 from .base import Lexicon
 
 LEXICON = Lexicon(
@@ -218,6 +219,16 @@ LEXICON = Lexicon(
         "turn_on": ("on", "open", "start"),
         "turn_off": ("off", "close", "stop"),
     },
+    # A result read out (`engine/speakable.py`).
+    read_out=ReadOutWords(
+        and_word="and",
+        yes="yes",
+        no="no",
+        nothing="nothing",
+        items="{count} items",
+        decimal=".",
+        keys={"temp": "temperature"},
+    ),
     example_markers=(r"e\.g\.", "for example", "such as", "like"),
     common=frozenset(
         [

@@ -1,5 +1,6 @@
 """Español."""
 
+from ..engine.speakable import ReadOutWords
 from .base import Lexicon
 
 LEXICON = Lexicon(
@@ -150,6 +151,32 @@ LEXICON = Lexicon(
         "turn_on": ("encend", "encien", "prend", "abr"),
         "turn_off": ("apag", "cierr"),
     },
+    # A result read out (`engine/speakable.py`).
+    read_out=ReadOutWords(
+        and_word="y",
+        yes="sí",
+        no="no",
+        nothing="nada",
+        items="{count} elementos",
+        decimal=",",
+        keys={
+            "temperature": "temperatura",
+            "temp": "temperatura",
+            "humidity": "humedad",
+            "wind": "viento",
+            "wind speed": "velocidad del viento",
+            "pressure": "presión",
+            "feels like": "sensación",
+            "precipitation": "precipitación",
+            "rain": "lluvia",
+            "quantity": "cantidad",
+            "count": "número",
+            "total": "total",
+            "deleted": "eliminado",
+            "error": "error",
+            "received": "recibido",
+        },
+    ),
     example_markers=("por ejemplo",),
     # Whole answers (a phrase is matched word for word): `turn/hold.py`.
     yes=frozenset(

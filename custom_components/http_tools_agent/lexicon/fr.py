@@ -1,5 +1,6 @@
 """Français."""
 
+from ..engine.speakable import ReadOutWords
 from .base import Lexicon
 
 # An apostrophe as French is typed: straight or curly.
@@ -203,6 +204,32 @@ LEXICON = Lexicon(
         "turn_on": ("allum", "ouvr", "démarr", "lanc"),
         "turn_off": ("étein", "éteign", "ferm", "arrêt", "coupe"),
     },
+    # A result read out (`engine/speakable.py`).
+    read_out=ReadOutWords(
+        and_word="et",
+        yes="oui",
+        no="non",
+        nothing="rien",
+        items="{count} éléments",
+        decimal=",",
+        keys={
+            "temperature": "température",
+            "temp": "température",
+            "humidity": "humidité",
+            "wind": "vent",
+            "wind speed": "vitesse du vent",
+            "pressure": "pression",
+            "feels like": "ressenti",
+            "precipitation": "précipitations",
+            "rain": "pluie",
+            "quantity": "quantité",
+            "count": "nombre",
+            "total": "total",
+            "deleted": "supprimé",
+            "error": "erreur",
+            "received": "reçu",
+        },
+    ),
     example_markers=("par exemple", r"p\.\s?ex\."),
     common=frozenset(
         [

@@ -1,5 +1,6 @@
 """Italiano."""
 
+from ..engine.speakable import ReadOutWords
 from .base import Lexicon
 
 LEXICON = Lexicon(
@@ -160,12 +161,38 @@ LEXICON = Lexicon(
     acts={
         "add": ("aggiung", "mett", "inser", "crea"),
         "delete": ("elimin", "rimuov", "cancell", "togli"),
-        "update": ("aggiorn", "cambi", "impost", "modific"),
+        "update": ("aggiorn", "cambi", "impost", "modific", "abbass", "alza"),
         "send": ("mand", "invia", "avvis", "notific", "dì", "di'"),
         "get": ("legg", "mostr", "elenc", "cerc"),
         "turn_on": ("accend", "apri"),
         "turn_off": ("spegn", "chiud"),
     },
+    # A result read out (`engine/speakable.py`).
+    read_out=ReadOutWords(
+        and_word="e",
+        yes="sì",
+        no="no",
+        nothing="niente",
+        items="{count} elementi",
+        decimal=",",
+        keys={
+            "temperature": "temperatura",
+            "temp": "temperatura",
+            "humidity": "umidità",
+            "wind": "vento",
+            "wind speed": "velocità del vento",
+            "pressure": "pressione",
+            "feels like": "percepita",
+            "precipitation": "precipitazioni",
+            "rain": "pioggia",
+            "quantity": "quantità",
+            "count": "numero",
+            "total": "totale",
+            "deleted": "eliminato",
+            "error": "errore",
+            "received": "ricevuto",
+        },
+    ),
     example_markers=("ad esempio", "per esempio"),
     # Whole answers (a phrase is matched word for word): `turn/hold.py`.
     yes=frozenset(

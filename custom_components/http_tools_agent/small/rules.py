@@ -73,9 +73,10 @@ class Rules:
     # one item whose name the user said: "remove the bread" drew
     # `delete_item` with an id the 0.5B model invented (the apples went).
     reads_first: bool = False
-    # A round whose calls all succeeded, each of a tool with its own
-    # sentence (`speech`), is answered with those sentences: no request for
-    # the answer (with the 0.5B model that request is most of a turn's
+    # A round whose calls all succeeded, each with its own sentence (a
+    # tool's `speech`, or what Home Assistant's agent says of an Assist
+    # intent: `turn/intent_speech.py`), is answered with those sentences: no
+    # request for the answer (with the 0.5B model that request is most of a turn's
     # seconds, bench/RESULTS.md "Spoken templates"). A capable model still
     # answers itself; it gets the sentence only as the read-out when it
     # leaves the results unsaid (`turn/read_out.py`).

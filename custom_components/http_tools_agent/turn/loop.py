@@ -33,8 +33,9 @@ from ..server.errors import ContextOverflowError
 from .asking import async_ask_to_confirm
 from .calls import new_call_id
 from .honesty import Withheld
+from .intent_speech import async_intent_speech
 from .messages import tool_result_text
-from .outcomes import own_speech, succeeded
+from .outcomes import succeeded
 from .quirks import note_quirks, note_required_answered
 from .reply import Delta, Reply
 from .request import Ask, Request
@@ -132,7 +133,7 @@ class TurnLoop:
         await self._async_add(
             _agent_calls([llm.ToolInput(call.tool_name, call.tool_args, new_call_id())])
         )
-        if turn.rules.tool_speech and (spoken := self._own_speech()):
+        if turn.rules.tool_speech and (spoken := await self._async_own_speech()):
             await self._async_say_own(spoken)
             return
         if turn.rules.answer_request and not self._round_failed():
@@ -167,7 +168,7 @@ class TurnLoop:
             if (
                 turn.rules.tool_speech
                 and not turn.data  # an AI task's answer is the model's data
-                and (own := self._own_speech())
+                and (own := await self._async_own_speech())
             ):
                 # The tools said it themselves: no request for the answer.
                 await self._async_say_own(own)
@@ -193,18 +194,37 @@ class TurnLoop:
                 self.hass, self.runtime, turn, self.agent_id, turn.gate.held
             )
             return
+        await self._async_know_intents()
         if (said := what_happened(turn)) is not None:
             await self._async_say(said)
 
-    def _own_speech(self) -> str | None:
-        """The sentences of the last round's tools, when every call
-        succeeded and each tool has one (None: the model answers)."""
+    async def _async_know_intents(self) -> None:
+        """Once an Assist intent's result is in, the sentences Home
+        Assistant's agent says of intents, in the turn's language."""
+        turn = self.turn
+        if turn.intent_speech is None and any(
+            isinstance(content, conversation.ToolResultContent)
+            and isinstance(content.result.data, llm.IntentResponseDict)
+            for content in turn.since_question
+        ):
+            language = turn.language or self.hass.config.language
+            turn.intent_speech = await async_intent_speech(self.hass, language)
+
+    async def _async_own_speech(self) -> str | None:
+        """The sentences of the last round's calls, when every call
+        succeeded and each has one: its tool's, or Home Assistant's for an
+        intent (None: the model answers)."""
+        await self._async_know_intents()
         sentences: list[str] = []
         for content in _last_round(self.turn):
-            if (sentence := own_speech(content)) is None:
+            if (sentence := self.turn.own_speech(content)) is None:
                 return None
             if sentence not in sentences:
                 sentences.append(sentence)
+        if len(sentences) > 1:
+            # Home Assistant's sentences end without a stop ("Turned on the
+            # lights"): one is said as it is, several each with its own.
+            sentences = [s if s[-1] in ".!?…" else f"{s}." for s in sentences]
         return " ".join(sentences) or None
 
     async def _async_say_own(self, text: str) -> None:

@@ -1,6 +1,9 @@
 """What the agent reads out of a turn's results when the model did not put
-them into words (common below 1B parameters): "Rome: sunny, 16°C.",
-"apples (3), bananas (6), milk (1).", "Done: eggs (1).".
+them into words (common below 1B parameters), in the user's language: a
+tool's own sentence, or what Home Assistant's agent says of an intent
+("Turned on the lights."), said as it is; other results as words
+(`engine/speakable.py`): "Berlin: clear, temperature 16 °C.", "3 items:
+apples (3), bananas (6) and milk (1).", after a change "Done: eggs (1).".
 
 Only what the request asked for is read: a change the request asks for, a
 read whose values or tool the request names. The weather in London read
@@ -10,16 +13,19 @@ never is; after a change, the reads that led to it are no news.
 
 from __future__ import annotations
 
+from collections.abc import Callable, Mapping
 import re
 
 from homeassistant.components import conversation
 from homeassistant.helpers import llm
 
-from ..engine.speakable import speakable
+from ..engine.speakable import ENGLISH, ReadOutWords, joined, speakable
 from ..small.answer import texts_of
 from ..small.guards import asks_for
 from .messages import this_turn, tool_result_text
 from .outcomes import RESULT_KEY, own_speech, succeeded
+
+type OwnSpeech = Callable[[conversation.ToolResultContent], str | None]
 
 # Assist's overview of the house: what the model reads to act, never an
 # answer of its own.
@@ -64,17 +70,36 @@ def _asked(
     )
 
 
+def _intent_words(data: Mapping[str, object], words: ReadOutWords) -> str | None:
+    """An Assist intent's result with no sentence of its own: the names of
+    what it acted on ("Kitchen Lights"), never its keys; None for other
+    results."""
+    details = data.get("data")
+    if "response_type" not in data or not isinstance(details, dict):
+        return None
+    targets = details.get("success")
+    names = [
+        str(target["name"])
+        for target in (targets if isinstance(targets, list) else ())
+        if isinstance(target, dict) and target.get("name")
+    ]
+    return joined(list(dict.fromkeys(names)), words)
+
+
 def results_in_words(
     chat_log: conversation.ChatLog,
     read_only: frozenset[str],
     request: str | None = None,
+    *,
+    speech: OwnSpeech = own_speech,
+    words: ReadOutWords = ENGLISH,
 ) -> tuple[str, dict[str, str]] | None:
     """This turn's successful results that the request asked for, as an
-    answer ("Rome: sunny, 16 °C.", "apples (3), bananas (6), milk (1).",
-    "Done: eggs (1)."), as a spoken message key and its placeholders; None
-    when none did. The weather nobody asked for, or Assist's overview of
-    the house, is never read out. `request`: what was asked, when the
-    turn's words are only a yes to a held call."""
+    answer, as a spoken message key and its placeholders; None when none
+    did. The weather nobody asked for, or Assist's overview of the house,
+    is never read out. `request`: what was asked, when the turn's words are
+    only a yes to a held call; `speech`: a call's own sentence (the tool's,
+    or Home Assistant's for an intent); `words`: the user's language's."""
     question, since = this_turn(chat_log)
     question = request if request is not None else question
     calls = {
@@ -93,23 +118,36 @@ def results_in_words(
     if not asked:
         return None
     changes = [content for content in asked if content.tool_name not in read_only]
-    acted = bool(changes)
+    sentences: list[str] = []
     texts: list[str] = []
     # "Done" is said of the changes: the reads that led to them are no news.
     for content in changes or asked:
-        if (sentence := own_speech(content)) is not None:
-            # The tool's own sentence says it as a person would.
-            if sentence not in texts:
-                texts.append(sentence.rstrip("."))
+        if (sentence := speech(content)) is not None:
+            # The call's own sentence says it as a person would.
+            if (said := sentence.rstrip(".")) not in sentences:
+                sentences.append(said)
             continue
-        text = content.result.data.get(RESULT_KEY)
-        if not isinstance(text, str):
-            text = tool_result_text(content.result)
-        if (words := speakable(text).strip()) and words not in texts:
-            texts.append(words)
+        text = _intent_words(content.result.data, words)
+        if text is None:
+            raw = content.result.data.get(RESULT_KEY)
+            if not isinstance(raw, str):
+                raw = tool_result_text(content.result)
+            text = speakable(raw, words=words)
+        if (spoken := text.strip()) and spoken not in texts:
+            texts.append(spoken)
+    said = " ".join(f"{sentence}." for sentence in sentences)
     result = "; ".join(texts).rstrip(".") + "." if texts else ""
-    if acted:
-        return ("tool_result_done", {"result": result}) if texts else ("done", {})
-    if texts:
-        return "tool_result_only", {"result": result}
-    return "tool_result_empty", {}
+    if changes and texts:
+        done = ("tool_result_done", {"result": result})
+    elif changes:
+        done = ("done", {})
+    elif texts:
+        done = ("tool_result_only", {"result": result})
+    else:
+        done = ("tool_result_empty", {})
+    if not sentences:
+        return done
+    key, placeholders = done
+    if key in ("done", "tool_result_empty"):
+        return "tool_result_only", {"result": said}
+    return key, {"result": f"{placeholders['result']} {said}"}

@@ -156,7 +156,13 @@ def what_happened(turn: Turn) -> Said | None:
     if said and not turn.nothing_done:
         return None
     asked_action = asks_for_action(turn.question)
-    result = results_in_words(chat_log, turn.offered.read_only, turn.confirmed_request)
+    result = results_in_words(
+        chat_log,
+        turn.offered.read_only,
+        turn.confirmed_request,
+        speech=turn.own_speech,
+        words=turn.read_out_words,
+    )
     ran = turn.gate.ran > 0
     if turn.nothing_done:
         # A narration, a claim or a made-up result again, never the call:

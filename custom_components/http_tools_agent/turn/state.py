@@ -15,7 +15,9 @@ from homeassistant.components import conversation
 from openai.types.chat import ChatCompletionFunctionToolParam
 
 from ..agent_options import AgentOptions
+from ..engine.speakable import ReadOutWords
 from ..engine.textcalls import ToolNames
+from ..lexicon import LEXICONS
 from ..server.info import ServerInfo
 from ..server.profiles import Evidence, Profile, ProfileChoice
 from ..small.answer import MoreOf, texts_of
@@ -27,7 +29,9 @@ from .context_fit import ContextOverflow, ContextWindow
 from .data_calls import DataCalls
 from .history import HISTORY_PROFILE
 from .honesty import Withheld
+from .intent_speech import IntentSpeech
 from .messages import ChatTools, this_turn, tool_result_text
+from .outcomes import own_speech
 from .prompt import MessageNotes
 from .reply import Reply
 from .request import Ask, Request, build_request
@@ -87,6 +91,9 @@ class Turn:
     # its placeholders): set when no model round can help (a change of an
     # item the collection does not hold).
     verdict: tuple[str, dict[str, str]] | None = None
+    # What Home Assistant's agent says of Assist's intents in the turn's
+    # language, once an intent's result is in (`turn/intent_speech.py`).
+    intent_speech: IntentSpeech | None = None
 
     names: ToolNames = field(init=False)
     data_calls: DataCalls = field(init=False)
@@ -142,6 +149,22 @@ class Turn:
         if self.options.history != HISTORY_PROFILE:
             return self.options.history
         return SMALL_HISTORY if self.profile.small else "all"
+
+    @property
+    def read_out_words(self) -> ReadOutWords:
+        """The words a read-out of results is said with, in the turn's
+        language (English when the agent has none of that language's)."""
+        base = (self.language or "en").split("-")[0].lower()
+        return (LEXICONS.get(base) or LEXICONS["en"]).read_out
+
+    def own_speech(self, content: conversation.ToolResultContent) -> str | None:
+        """The sentence a call that succeeded says of itself: its tool's
+        `speech`, or what Home Assistant's agent says of its intent."""
+        if (sentence := own_speech(content)) is not None:
+            return sentence
+        if self.intent_speech is not None:
+            return self.intent_speech.sentence(content)
+        return None
 
     def actions(self) -> Actions:
         """What this turn's calls that change something did (`turn/changes.py`)."""
