@@ -6,16 +6,20 @@ asked; what its intents do not take goes to the agent."""
 
 from __future__ import annotations
 
+from datetime import timedelta
 from pathlib import Path
 
 from homeassistant.components.assist_pipeline import PipelineEventType
 from homeassistant.components.assist_pipeline.pipeline import async_get_pipeline
 from homeassistant.core import HomeAssistant
 from homeassistant.setup import async_setup_component
+from homeassistant.util import dt as dt_util
 from homeassistant.util.yaml import load_yaml_dict
 import pytest
+from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from custom_components.http_tools_agent.const import DOMAIN
+from custom_components.http_tools_agent.server.warm_up import CHANGE_COOLDOWN
 from dev.demo_house import PACKAGE
 from dev.demo_setup import AGENT_ENTITY, PIPELINE_NAME
 
@@ -53,7 +57,13 @@ async def start_demo(hass: HomeAssistant, demo_config: Path) -> None:
     assert await async_setup_component(hass, DOMAIN, {})
     assert await async_setup_component(hass, "assist_pipeline", {})
     # The agent's warm-up (on: its server is on this machine) is sent, and
-    # answered, before a test scripts the model's reply.
+    # answered, before a test scripts the model's reply; so is the one the
+    # house's new entities schedule for `CHANGE_COOLDOWN` later (else, on a
+    # slow machine, it takes the reply the test scripts).
+    await hass.async_block_till_done(wait_background_tasks=True)
+    async_fire_time_changed(
+        hass, dt_util.utcnow() + timedelta(seconds=CHANGE_COOLDOWN + 1)
+    )
     await hass.async_block_till_done(wait_background_tasks=True)
 
 
