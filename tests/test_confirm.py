@@ -158,6 +158,32 @@ async def test_a_delete_waits_for_the_yes_and_runs_once(
 
 
 @pytest.mark.parametrize("profile", PROFILES)
+async def test_a_call_that_cannot_run_is_never_asked_about(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    profile: str,
+) -> None:
+    """A delete with an empty id is not held ("Should I delete item: item
+    id ?" asks about nothing): the model reads the argument error, as from
+    the tool, and calls again with the id."""
+    await setup(hass, llm_server, tool_endpoint, profile)
+    llm_server.add(
+        call("structured", "delete_item", {"item_id": ""}),
+        call("structured", "delete_item", {"item_id": "3"}),
+    )
+
+    asked = await say(hass, "Delete item 3 from the shopping list.")
+
+    assert deletes(tool_endpoint) == []
+    assert speech(asked) == "Should I delete item: item id 3?"
+    sent = [m for m in llm_server.requests[1]["messages"] if m["role"] == "tool"]
+    assert sent[-1]["content"].startswith(
+        "Error: missing required argument 'item_id' for tool 'delete_item'"
+    ), sent
+
+
+@pytest.mark.parametrize("profile", PROFILES)
 async def test_a_repeated_call_after_the_yes_does_not_run_again(
     hass: HomeAssistant,
     llm_server: FakeLLMServer,

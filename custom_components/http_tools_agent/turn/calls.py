@@ -42,6 +42,7 @@ from typing import Any
 from homeassistant.components import conversation
 from homeassistant.helpers import llm
 
+from ..engine.arguments import check_arguments, compile_validator
 from ..engine.confirm import Confirmation
 from ..engine.lookup import guessed_ids, ids_in_text
 from ..engine.textcalls import ToolNames
@@ -383,6 +384,10 @@ class ReplyCalls:
                 kept.append(call)
             elif not gate.can_ask:
                 self._refuse(call, NO_ONE_TO_ASK_ERROR)
+            elif (error := self._invalid(call)) is not None:
+                # Never a question about a call that cannot run ("Should I
+                # delete item: id ?"): the model reads what the tool would say.
+                self._refuse(call, error)
             elif gate.held is None:
                 gate.held = call
                 self.counts["held"] += 1
@@ -396,6 +401,17 @@ class ReplyCalls:
             else:
                 self._refuse(call, ONE_HELD_ERROR)
         return kept
+
+    def _invalid(self, call: llm.ToolInput) -> str | None:
+        """The error an HTTP tool's argument check gives `call`, else None
+        (Home Assistant checks an intent's own arguments)."""
+        schema = self.gate.schemas.get(call.tool_name)
+        if call.tool_name not in self.gate.confirm or schema is None:
+            return None
+        checked = check_arguments(
+            call.tool_name, schema, compile_validator(schema), call.tool_args
+        )
+        return checked.error
 
     def _refuse(self, call: llm.ToolInput, error: str) -> None:
         """A pending call that will not run: answered with `error`."""
