@@ -30,6 +30,8 @@ from custom_components.http_tools_agent.const import (
     CONF_TEMPERATURE,
     CONF_TOOLS,
     DOMAIN,
+    SUBENTRY_AI_TASK,
+    SUBENTRY_CONVERSATION,
 )
 from custom_components.http_tools_agent.diagnostics import (
     async_get_config_entry_diagnostics,
@@ -128,13 +130,15 @@ async def test_server_checks_see_the_router(
     entry = result["result"]
     assert entry.data == {CONF_BASE_URL: router.url, CONF_API_KEY: router.key}
     assert entry.title == f"127.0.0.1:{URL(router.url).port} · {router.model}"
-    (subentry,) = entry.subentries.values()
-    assert subentry.data[CONF_MODEL] == router.model
+    # The agent and the AI task a new entry gets, both on the router's model.
+    by_type = {s.subentry_type: s for s in entry.subentries.values()}
+    assert set(by_type) == {SUBENTRY_CONVERSATION, SUBENTRY_AI_TASK}
+    assert {s.data[CONF_MODEL] for s in by_type.values()} == {router.model}
     assert entry_state(entry) is ConfigEntryState.LOADED
     assert await async_list_models(entry.runtime_data.client) == [router.model]
     diagnostics = await async_get_config_entry_diagnostics(hass, entry)
     assert diagnostics["server"] == {"kind": "unknown", "models": {}}
-    (agent,) = diagnostics["agents"]
+    (agent,) = [a for a in diagnostics["agents"] if a["type"] == SUBENTRY_CONVERSATION]
     assert agent["profile"]["runs_as"] == "small", agent
     assert "the model's name says" in agent["profile"]["reason"], agent
     # (The refused key is a failure LiteLLM logs without a deployment.)
