@@ -32,7 +32,13 @@ from custom_components.http_tools_agent.turn.intent_speech import (
 
 from .house import async_demo_house
 from .kit import API_ID, converse, load_integration, server_entry, speech
-from .servers import FakeLLMServer, completion, text_stream, tool_calls_stream
+from .servers import (
+    FakeLLMServer,
+    Reply,
+    completion,
+    text_stream,
+    tool_calls_stream,
+)
 
 KITCHEN = "light.kitchen_lights"
 
@@ -52,6 +58,25 @@ async def setup(hass: HomeAssistant, llm_server: FakeLLMServer, profile: str) ->
     )
     entry.add_to_hass(hass)
     await load_integration(hass)
+
+
+async def ask(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    profile: str,
+    request_text: str,
+    *replies: Reply,
+    language: str = "en",
+) -> conversation.ConversationResult:
+    """The house and an agent of `profile`, the model's `replies` scripted,
+    `request_text` said in `language`."""
+    await setup(hass, llm_server, profile)
+    llm_server.add(*replies)
+    return await converse(hass, request_text, language=language)
+
+
+# A capable model that writes nothing after the call, its retries too.
+SILENT = (text_stream(""), completion(""), text_stream(""), completion(""))
 
 
 def state_of(hass: HomeAssistant, entity_id: str) -> str:
@@ -135,14 +160,16 @@ async def test_the_response_named_after_the_slot_that_was_set(
     spoken: str,
 ) -> None:
     """HassLightSet with a brightness: its `brightness` response."""
-    await setup(hass, llm_server, "small")
-    llm_server.add(
+    result = await ask(
+        hass,
+        llm_server,
+        "small",
+        request_text,
         tool_calls_stream(
             ("HassLightSet", {"name": "Kitchen Lights", "brightness": 30})
-        )
+        ),
+        language=language,
     )
-
-    result = await converse(hass, request_text, language=language)
 
     assert speech(result) == spoken
     assert len(llm_server.requests) == 1
@@ -152,16 +179,15 @@ async def test_two_intents_each_say_their_sentence(
     hass: HomeAssistant, llm_server: FakeLLMServer
 ) -> None:
     """Two calls in one round: both sentences, each ending as a sentence."""
-    await setup(hass, llm_server, "small")
-    llm_server.add(
+    result = await ask(
+        hass,
+        llm_server,
+        "small",
+        "Turn off the kitchen lights and turn on the bed light.",
         tool_calls_stream(
             ("HassTurnOff", {"name": "Kitchen Lights"}),
             ("HassTurnOn", {"name": "Bed Light"}),
-        )
-    )
-
-    result = await converse(
-        hass, "Turn off the kitchen lights and turn on the bed light."
+        ),
     )
 
     assert speech(result) == "Turned off the light. Turned on the light."
@@ -191,13 +217,15 @@ async def test_a_failed_intent_is_never_said_as_done(
     spoken: str,
 ) -> None:
     """No device of that name: not "Turned on", whatever the model writes."""
-    await setup(hass, llm_server, "small")
-    llm_server.add(
+    result = await ask(
+        hass,
+        llm_server,
+        "small",
+        request_text,
         tool_calls_stream(("HassTurnOn", {"name": "Garage Heater"})),
         *[text_stream("Turned on the garage heater.")] * 4,
+        language=language,
     )
-
-    result = await converse(hass, request_text, language=language)
 
     assert speech(result) == spoken
     assert "Turned on" not in speech(result)
@@ -207,13 +235,14 @@ async def test_a_capable_model_still_answers(
     hass: HomeAssistant, llm_server: FakeLLMServer
 ) -> None:
     """A capable model's answer stands; the template is no answer of its."""
-    await setup(hass, llm_server, "capable")
-    llm_server.add(
+    result = await ask(
+        hass,
+        llm_server,
+        "capable",
+        "Turn off the kitchen lights.",
         tool_calls_stream(("HassTurnOff", {"name": "Kitchen Lights"})),
         text_stream("The kitchen is dark now."),
     )
-
-    result = await converse(hass, "Turn off the kitchen lights.")
 
     assert speech(result) == "The kitchen is dark now."
     assert len(llm_server.requests) == 2
@@ -235,16 +264,15 @@ async def test_the_read_out_of_a_silent_model(
 ) -> None:
     """A capable model that says nothing after the intent: the agent says
     Home Assistant's sentence, not "Done: response type action_done …"."""
-    await setup(hass, llm_server, "capable")
-    llm_server.add(
+    result = await ask(
+        hass,
+        llm_server,
+        "capable",
+        request_text,
         tool_calls_stream(("HassTurnOff", {"area": "Cucina", "domain": "light"})),
-        text_stream(""),
-        completion(""),
-        text_stream(""),
-        completion(""),
+        *SILENT,
+        language=language,
     )
-
-    result = await converse(hass, request_text, language=language)
 
     assert speech(result) == spoken
     assert state_of(hass, KITCHEN) == "off"
@@ -255,17 +283,16 @@ async def test_a_language_without_templates_names_what_was_done(
 ) -> None:
     """No response templates in the user's language: the names of what the
     intent acted on, never its keys."""
-    await setup(hass, llm_server, "capable")
-    llm_server.add(
-        tool_calls_stream(("HassTurnOff", {"name": "Kitchen Lights"})),
-        text_stream(""),
-        completion(""),
-        text_stream(""),
-        completion(""),
-    )
-
     # Words of no language the agent knows: the pipeline's language stands.
-    result = await converse(hass, "Kitchen lights off.", language="tlh")
+    result = await ask(
+        hass,
+        llm_server,
+        "capable",
+        "Kitchen lights off.",
+        tool_calls_stream(("HassTurnOff", {"name": "Kitchen Lights"})),
+        *SILENT,
+        language="tlh",
+    )
 
     assert speech(result) == "Done: Kitchen Lights."
     assert "response" not in speech(result)

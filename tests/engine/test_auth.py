@@ -4,7 +4,6 @@ digest with SHA-256 or MD5); the password never in any text."""
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator
 from typing import Any
 
 import aiohttp
@@ -20,17 +19,6 @@ from tests.service_cases import ServiceServer
 
 PASSWORD = "s3cr€t:pw"
 SECRETS = {"pw": PASSWORD}
-
-
-@pytest.fixture
-async def service(socket_enabled: None) -> AsyncIterator[ServiceServer]:
-    """A server that asks for credentials where a route says so."""
-    server = ServiceServer()
-    await server.start()
-    try:
-        yield server
-    finally:
-        await server.stop()
 
 
 def tool(service: ServiceServer, auth: dict[str, Any]) -> ToolDefinition:

@@ -69,6 +69,11 @@ def problem(data: dict[str, Any]) -> tuple[str | None, str | None, str]:
             "unknown field",
         ),
         (
+            {"auth": {"type": "basic", "user": "u", "password": "p"}},
+            "auth.user",
+            "unknown field (did you mean 'username'?)",
+        ),
+        (
             {"auth": {"type": "bearer", "username": "u", "password": "p"}},
             "auth.type",
             "must be one of",
@@ -101,6 +106,7 @@ def problem(data: dict[str, Any]) -> tuple[str | None, str | None, str]:
         "body-unknown-placeholder",
         "auth-not-object",
         "auth-unknown-field",
+        "auth-misspelt-field",
         "auth-unknown-type",
         "username-from-argument",
         "username-with-colon",

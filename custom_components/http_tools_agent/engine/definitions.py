@@ -22,11 +22,10 @@ from typing import Any
 from .auth import Auth
 from .confirm import Confirmation, parse_confirmation
 from .fields import (
+    KNOWN_FIELDS,
     NAME_RE,
     REQUEST_FIELDS,
     SAFE_METHODS,
-    FieldProblems,
-    check_known_fields,
     declared_properties,
     parse_description,
     parse_flag,
@@ -37,9 +36,14 @@ from .fields import (
     parse_parameters,
     parse_timeout,
     parse_url,
+)
+from .problems import (
+    DefinitionProblem,
+    FieldProblems,
+    ToolDefinitionError,
+    check_known_fields,
     type_name,
 )
-from .problems import DefinitionProblem, ToolDefinitionError
 from .request_fields import body_templates, parse_auth, parse_body
 from .responses import parse_response
 from .secret_refs import check_secrets, missing_secrets
@@ -262,7 +266,7 @@ def _parse_one(
     tool = name if isinstance(name, str) and NAME_RE.fullmatch(name) else None
     out = FieldProblems()
     parsed_name = parse_name(name, out)
-    check_known_fields(raw, out)
+    check_known_fields(raw, KNOWN_FIELDS, out)
     description = parse_description(raw.get("description"), out)
     before = out.count
     parameters = parse_parameters(raw.get("parameters"), out)

@@ -9,12 +9,12 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 import copy
-import difflib
 import json
 import math
 import re
 from typing import Any
 
+from .problems import FieldProblems, string_field, type_name
 from .schemas import check_schema
 from .templates import (
     PLACEHOLDER_NAME_RE,
@@ -31,16 +31,15 @@ DEFAULT_METHOD = "POST"
 MAX_TIMEOUT = 300.0
 MAX_NAME_LENGTH = 64
 
+# What one request sends (a logout sends these); with `auth`, the fields of
+# one request: at the top, or in each step of `steps`.
+SENT_FIELDS = ("url", "method", "headers", "body", "body_format")
+REQUEST_FIELDS = (*SENT_FIELDS, "auth")
 KNOWN_FIELDS = (
     "name",
     "description",
     "parameters",
-    "url",
-    "method",
-    "headers",
-    "body",
-    "body_format",
-    "auth",
+    *REQUEST_FIELDS,
     "steps",
     "response",
     "speech",
@@ -55,8 +54,6 @@ KNOWN_FIELDS = (
     "confirm_question",
     "pin",
 )
-# The fields of one request: at the top, or in each step of `steps`.
-REQUEST_FIELDS = ("url", "method", "headers", "body", "body_format", "auth")
 
 # Verbs whose leftover arguments go in the query (today's rule, kept).
 QUERY_METHODS = frozenset({"GET", "HEAD", "OPTIONS", "TRACE", "DELETE"})
@@ -80,65 +77,6 @@ def http_method(value: object) -> str | None:
     if isinstance(value, str) and TOKEN_RE.fullmatch(value) is not None:
         return value.upper()
     return None
-
-
-def type_name(value: object) -> str:
-    """The JSON name of ``value``'s type, for problem texts."""
-    if value is None:
-        return "null"
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, (int, float)):
-        return "number"
-    if isinstance(value, str):
-        return "string"
-    if isinstance(value, (list, tuple)):
-        return "array"
-    if isinstance(value, Mapping):
-        return "object"
-    return type(value).__name__
-
-
-class FieldProblems:
-    """What is wrong in one definition: (field, message) pairs, in order."""
-
-    def __init__(self) -> None:
-        """No problem yet."""
-        self.found: list[tuple[str | None, str]] = []
-
-    @property
-    def count(self) -> int:
-        """How many problems were found so far."""
-        return len(self.found)
-
-    def add(self, field: str | None, message: str) -> None:
-        """Record a problem of ``field`` (None: the definition as a whole)."""
-        self.found.append((field, message))
-
-
-def string_field(
-    raw: object, field: str, out: FieldProblems, *, default: str | None = None
-) -> str | None:
-    """``raw`` when it is a string; ``default`` when absent (None: required)."""
-    if raw is None:
-        if default is None:
-            out.add(field, "is required")
-        return default
-    if not isinstance(raw, str):
-        out.add(field, f"must be a string, got {type_name(raw)}")
-        return None
-    return raw
-
-
-def check_known_fields(raw: Mapping[Any, Any], out: FieldProblems) -> None:
-    """Refuse fields this version does not know (a typo must not go unseen)."""
-    for key in raw:
-        if key in KNOWN_FIELDS:
-            continue
-        hint = difflib.get_close_matches(str(key), KNOWN_FIELDS, n=1)
-        suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
-        allowed = ", ".join(KNOWN_FIELDS)
-        out.add(str(key), f"unknown field{suffix}; allowed fields: {allowed}")
 
 
 def parse_name(raw: object, out: FieldProblems) -> str | None:

@@ -11,15 +11,8 @@ import json
 from typing import Any
 
 from .auth import AUTH_FIELDS, AUTH_TYPES, Auth
-from .fields import (
-    BODY_FORMATS,
-    HEADER_CONTROL_RE,
-    QUERY_METHODS,
-    FieldProblems,
-    check_template,
-    string_field,
-    type_name,
-)
+from .fields import BODY_FORMATS, HEADER_CONTROL_RE, QUERY_METHODS, check_template
+from .problems import FieldProblems, object_field, string_field, type_name
 from .templates import Secret, parse_template
 
 
@@ -150,14 +143,10 @@ def parse_auth(raw: object, out: FieldProblems, *, prefix: str = "") -> Auth | N
     field = f"{prefix}auth"
     if raw is None:
         return None
-    if not isinstance(raw, Mapping):
-        out.add(field, f"must be an object, got {type_name(raw)}")
-        return None
     before = out.count
-    for key in raw:
-        if key not in AUTH_FIELDS:
-            allowed = ", ".join(AUTH_FIELDS)
-            out.add(f"{field}.{key}", f"unknown field; allowed fields: {allowed}")
+    raw = object_field(raw, field, AUTH_FIELDS, out)
+    if raw is None:
+        return None
     kind = raw.get("type")
     if kind not in AUTH_TYPES:
         allowed = ", ".join(f'"{name}"' for name in AUTH_TYPES)
@@ -171,3 +160,17 @@ def parse_auth(raw: object, out: FieldProblems, *, prefix: str = "") -> Auth | N
     if out.count != before or username is None or password is None:
         return None
     return Auth("basic" if kind == "basic" else "digest", username, password)
+
+
+def sent_as_dict(
+    url: str, method: str, headers: Mapping[str, str], body: Any, body_format: str
+) -> dict[str, Any]:
+    """What one request sends, back in the file format (defaults left out)."""
+    data: dict[str, Any] = {"url": url, "method": method}
+    if headers:
+        data["headers"] = dict(headers)
+    if body is not None:
+        data["body"] = body
+    if body_format != "json":
+        data["body_format"] = body_format
+    return data

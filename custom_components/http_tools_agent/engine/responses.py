@@ -12,8 +12,8 @@ import re
 from zoneinfo import ZoneInfo
 
 from .bodies import Body, BodyKind, compact_json, read_body
-from .fields import FieldProblems, type_name
 from .paths import Key, Path, parse_path
+from .problems import FieldProblems, type_name
 from .shapes import (
     TIME_SHOWS,
     TIME_UNITS,

@@ -14,16 +14,15 @@ across calls").
 
 from __future__ import annotations
 
-from collections.abc import Mapping
 from dataclasses import dataclass, field
 import math
 from typing import Any
 
-from .fields import FieldProblems, parse_headers, parse_method, parse_url, type_name
-from .request_fields import body_templates, parse_body
+from .fields import SENT_FIELDS, parse_headers, parse_method, parse_url
+from .problems import FieldProblems, object_field
+from .request_fields import body_templates, parse_body, sent_as_dict
 
 SESSION_FIELDS = ("keep_seconds", "logout")
-LOGOUT_FIELDS = ("url", "method", "headers", "body", "body_format")
 # A week: no service keeps a session longer, and a longer one is a typo.
 MAX_KEEP_SECONDS = 604_800.0
 # The answers of a later step that send the call back to its login.
@@ -42,14 +41,9 @@ class Logout:
 
     def as_dict(self) -> dict[str, Any]:
         """Back to the file format."""
-        data: dict[str, Any] = {"url": self.url, "method": self.method}
-        if self.headers:
-            data["headers"] = dict(self.headers)
-        if self.body is not None:
-            data["body"] = self.body
-        if self.body_format != "json":
-            data["body_format"] = self.body_format
-        return data
+        return sent_as_dict(
+            self.url, self.method, self.headers, self.body, self.body_format
+        )
 
     def templates(self, prefix: str) -> list[tuple[str, str]]:
         """Every template of the request with its place (for secret checks)."""
@@ -74,19 +68,13 @@ class Session:
         return data
 
 
-def _unknown(raw: Mapping[Any, Any], allowed: tuple[str, ...], where: str) -> list[str]:
-    return [f"{where}.{key}" for key in raw if key not in allowed]
-
-
 def _parse_logout(
     raw: object, where: str, earlier: tuple[str, ...], out: FieldProblems
 ) -> Logout | None:
-    if not isinstance(raw, Mapping):
-        out.add(where, f"must be an object, got {type_name(raw)}")
-        return None
     before = out.count
-    for place in _unknown(raw, LOGOUT_FIELDS, where):
-        out.add(place, f"unknown field; allowed fields: {', '.join(LOGOUT_FIELDS)}")
+    raw = object_field(raw, where, SENT_FIELDS, out)
+    if raw is None:
+        return None
     prefix = f"{where}."
     # No declared parameter: the logout is sent after the call, without it.
     url = parse_url(raw.get("url"), set(), out, field=f"{prefix}url", earlier=earlier)
@@ -117,12 +105,10 @@ def parse_session(
     where = f"{prefix}session"
     if raw is None:
         return None
-    if not isinstance(raw, Mapping):
-        out.add(where, f"must be an object, got {type_name(raw)}")
-        return None
     before = out.count
-    for place in _unknown(raw, SESSION_FIELDS, where):
-        out.add(place, f"unknown field; allowed fields: {', '.join(SESSION_FIELDS)}")
+    raw = object_field(raw, where, SESSION_FIELDS, out)
+    if raw is None:
+        return None
     keep = raw.get("keep_seconds")
     if (
         isinstance(keep, bool)

@@ -16,8 +16,8 @@ from functools import lru_cache
 from typing import Any
 
 from .bodies import compact_json
-from .fields import FieldProblems, type_name
 from .paths import MISSING, Path, find, has_each, parse_path
+from .problems import FieldProblems, type_name
 from .speakable import speakable
 
 MAX_SPEECH_LENGTH = 1000

@@ -16,32 +16,16 @@ from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass, field
-import difflib
 from typing import Any
 
 from .auth import Auth
-from .fields import (
-    NAME_RE,
-    FieldProblems,
-    parse_headers,
-    parse_method,
-    parse_url,
-    type_name,
-)
-from .request_fields import parse_auth, parse_body
+from .fields import NAME_RE, REQUEST_FIELDS, parse_headers, parse_method, parse_url
+from .problems import FieldProblems, object_field, type_name
+from .request_fields import parse_auth, parse_body, sent_as_dict
 from .session_field import Session, parse_session
 
 MAX_STEPS = 8
-STEP_FIELDS = (
-    "name",
-    "url",
-    "method",
-    "headers",
-    "body",
-    "body_format",
-    "auth",
-    "session",
-)
+STEP_FIELDS = ("name", *REQUEST_FIELDS, "session")
 
 
 @dataclass(frozen=True, slots=True)
@@ -61,14 +45,10 @@ class Step:
 
     def as_dict(self) -> dict[str, Any]:
         """Back to the file format (a step of `steps`)."""
-        data: dict[str, Any] = {"name": self.name, "url": self.url}
-        data["method"] = self.method
-        if self.headers:
-            data["headers"] = dict(self.headers)
-        if self.body is not None:
-            data["body"] = self.body
-        if self.body_format != "json":
-            data["body_format"] = self.body_format
+        data: dict[str, Any] = {"name": self.name}
+        data |= sent_as_dict(
+            self.url, self.method, self.headers, self.body, self.body_format
+        )
         if self.auth is not None:
             data["auth"] = self.auth.as_dict()
         if self.session is not None:
@@ -84,18 +64,10 @@ def _parse_step(
     out: FieldProblems,
 ) -> Step | None:
     prefix = f"steps[{index}]."
-    if not isinstance(raw, Mapping):
-        out.add(f"steps[{index}]", f"must be an object, got {type_name(raw)}")
-        return None
     before = out.count
-    for key in raw:
-        if key not in STEP_FIELDS:
-            hint = difflib.get_close_matches(str(key), STEP_FIELDS, n=1)
-            suffix = f" (did you mean '{hint[0]}'?)" if hint else ""
-            allowed = ", ".join(STEP_FIELDS)
-            out.add(
-                f"{prefix}{key}", f"unknown field{suffix}; allowed fields: {allowed}"
-            )
+    raw = object_field(raw, f"steps[{index}]", STEP_FIELDS, out)
+    if raw is None:
+        return None
     name = raw.get("name")
     if not isinstance(name, str) or NAME_RE.fullmatch(name) is None:
         out.add(
