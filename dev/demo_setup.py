@@ -38,6 +38,7 @@ from custom_components.http_tools_agent.const import (
     CONF_BASE_URL,
     CONF_TEMPERATURE,
     CONF_TOOLS,
+    CONF_WARM_UP,
     DEFAULT_AI_TASK_NAME,
     DEFAULT_CONVERSATION_NAME,
     DOMAIN,
@@ -145,7 +146,13 @@ def add_entry(storage: Path, base_url: str, tools_url: str) -> None:
                     # The house's lights and fans beside the HTTP tools.
                     CONF_LLM_HASS_API: [llm.LLM_API_ASSIST, api_id_for(unique_id)],
                 },
-            )
+            ),
+            # The AI task a new entry gets. No warm-up of its own: the one
+            # model server keeps one prompt warm, the agent's, for the first
+            # question asked in Assist.
+            ai_task_subentry(
+                unique_id, MODEL, {CONF_TEMPERATURE: 0.0, CONF_WARM_UP: "off"}
+            ),
         ],
     )
     entries.append(entry.as_dict())

@@ -2,13 +2,15 @@
 Assistant, on the storage and package `scripts/demo` writes (`dev/demo_setup.py`),
 with the demo's agent on a scripted server, answers "Turn on the kitchen
 lights." through the preferred pipeline by its own intent, the model never
-asked; what its intents do not take goes to the agent."""
+asked; what its intents do not take goes to the agent. Its AI task
+answers automations on the same model."""
 
 from __future__ import annotations
 
 from datetime import timedelta
 from pathlib import Path
 
+from homeassistant.components.ai_task.const import DEFAULT_SYSTEM_PROMPT
 from homeassistant.components.assist_pipeline import PipelineEventType
 from homeassistant.components.assist_pipeline.pipeline import async_get_pipeline
 from homeassistant.core import HomeAssistant
@@ -24,7 +26,7 @@ from dev.demo_house import PACKAGE
 from dev.demo_setup import AGENT_ENTITY, PIPELINE_NAME
 
 from . import test_demo_setup
-from .kit import pipeline_events
+from .kit import AI_TASK_ID, pipeline_events
 from .servers import FakeLLMServer, text_stream
 from .test_demo_house import LIGHTS_AND_FANS
 from .test_demo_setup import async_load_registries
@@ -128,3 +130,39 @@ async def test_what_its_intents_do_not_take_goes_to_the_agent(
     assert isinstance(output, dict)
     assert output["response"]["speech"]["plain"]["speech"] == "It is sunny in Rome."
     assert asked_the_model(llm_server, "What's the weather in Rome?")
+
+
+async def test_the_demo_has_an_ai_task_on_its_model(
+    hass: HomeAssistant, demo_config: Path, llm_server: FakeLLMServer
+) -> None:
+    """`ai_task.generate_data` works in the demo as it starts: its AI task
+    answers from the demo's model with the HTTP tools offered, and it sent
+    no warm-up of its own (the model keeps the agent's prompt warm)."""
+    await start_demo(hass, demo_config)
+    assert await async_setup_component(hass, "ai_task", {})
+    warm_ups = list(llm_server.requests)
+    assert warm_ups
+    assert not any(
+        DEFAULT_SYSTEM_PROMPT in str(m.get("content"))
+        for request in warm_ups
+        for m in request["messages"]
+    )
+    llm_server.add(text_stream("Flour, milk and eggs."))
+
+    response = await hass.services.async_call(
+        "ai_task",
+        "generate_data",
+        {
+            "task_name": "Pancakes",
+            "entity_id": AI_TASK_ID,
+            "instructions": "What do I need for pancakes?",
+        },
+        blocking=True,
+        return_response=True,
+    )
+
+    assert response is not None
+    assert response["data"] == "Flour, milk and eggs."
+    task_request = llm_server.requests[-1]
+    assert DEFAULT_SYSTEM_PROMPT in task_request["messages"][0]["content"]
+    assert "get_weather" in [t["function"]["name"] for t in task_request["tools"]]

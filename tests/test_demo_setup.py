@@ -29,7 +29,12 @@ from homeassistant.util.yaml import load_yaml_dict
 import pytest
 from pytest_homeassistant_custom_component.common import mock_storage
 
-from custom_components.http_tools_agent.const import DOMAIN
+from custom_components.http_tools_agent.const import (
+    CONF_WARM_UP,
+    DOMAIN,
+    SUBENTRY_AI_TASK,
+    SUBENTRY_CONVERSATION,
+)
 from custom_components.http_tools_agent.tools.llm_api import api_id_for
 from dev.demo_house import PACKAGE
 
@@ -107,9 +112,15 @@ async def test_the_demo_config_dir(demo_config: Path, hass: HomeAssistant) -> No
     assert not exposed.async_get_expose_new_entities("conversation")
     entries = json.loads((demo_config / ".storage/core.config_entries").read_text())
     (entry,) = [e for e in entries["data"]["entries"] if e["domain"] == DOMAIN]
-    (agent,) = entry["subentries"]
+    agent, task = entry["subentries"]
     assert entry["title"] == "llama-cpp-python · qwen2.5-coder-0.5b"
+    assert agent["subentry_type"] == SUBENTRY_CONVERSATION
     assert agent["data"][CONF_LLM_HASS_API] == [
         llm.LLM_API_ASSIST,
         api_id_for(entry["unique_id"]),
     ]
+    # An AI task for automations, on the same model with the HTTP tools,
+    # that leaves the model's warm prompt to the agent.
+    assert task["subentry_type"] == SUBENTRY_AI_TASK
+    assert task["data"][CONF_LLM_HASS_API] == [api_id_for(entry["unique_id"])]
+    assert task["data"][CONF_WARM_UP] == "off"
