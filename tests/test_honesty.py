@@ -388,20 +388,39 @@ async def test_after_a_read_nothing_done_never_says_no_tool_ran(
 
 
 @pytest.mark.parametrize("profile", ["small", "capable"])
+@pytest.mark.parametrize(
+    ("request_text", "read", "target"),
+    [
+        ("Add coffee to the list.", ("list_items", {}), "GET /api/items"),
+        # A thing switched without a verb asks for a change too.
+        (
+            "Lights on in the kitchen, please.",
+            ("get_weather", {"city": "kitchen"}),
+            "GET /weather/kitchen",
+        ),
+    ],
+)
 async def test_a_change_asked_for_and_not_run_is_never_a_read_out_of_other_results(
-    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer, profile: str
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    items: DemoToolServer,
+    profile: str,
+    request_text: str,
+    read: tuple[str, dict[str, Any]],
+    target: str,
 ) -> None:
     """ "Add coffee to the list." drew only the list's read and no answer:
     the agent says the add was not done, never "apples (3), bananas (6),
-    milk (1)." as if that answered it."""
+    milk (1)." as if that answered it; nor "kitchen: windy, 25°C." for
+    lights asked for."""
     await setup(hass, llm_server, items, **{CONF_PROFILE: profile})
     # Each empty streamed answer is asked for again, unstreamed: empty too.
     empty = (text_stream(" "), completion(" ", [], "stop"))
-    llm_server.add(tool_calls_stream(("list_items", {})), *empty, *empty, *empty)
+    llm_server.add(tool_calls_stream(read), *empty, *empty, *empty)
 
-    result = await converse(hass, "Add coffee to the list.")
+    result = await converse(hass, request_text)
 
-    assert [r.target for r in items.requests] == ["GET /api/items"]
+    assert [r.target for r in items.requests] == [target]
     assert speech(result) == "Sorry, I didn't do that."
 
 

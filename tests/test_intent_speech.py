@@ -231,6 +231,35 @@ async def test_a_failed_intent_is_never_said_as_done(
     assert "Turned on" not in speech(result)
 
 
+@pytest.mark.parametrize(
+    ("request_text", "ran"),
+    [
+        ("Kitchen lights off.", True),
+        ("Lights off in the kitchen, please.", True),
+        # Words about a person, and a question: no change asked for.
+        ("I'm off to bed.", False),
+        ("Kitchen lights off?", False),
+    ],
+)
+async def test_a_thing_switched_without_a_verb_is_a_change_asked_for(
+    hass: HomeAssistant, llm_server: FakeLLMServer, request_text: str, ran: bool
+) -> None:
+    """The small profile runs no change a request does not ask for; "Kitchen
+    lights off." asks for one without a verb, and gets it."""
+    await setup(hass, llm_server, "small")
+    await switch(hass, "turn_on")
+    llm_server.add(
+        tool_calls_stream(("HassTurnOff", {"name": "Kitchen Lights"})),
+        *[text_stream("The kitchen lights are off.")] * 4,
+    )
+
+    result = await converse(hass, request_text)
+
+    assert state_of(hass, KITCHEN) == ("off" if ran else "on")
+    if ran:
+        assert speech(result) == "Turned off the light"
+
+
 async def test_a_capable_model_still_answers(
     hass: HomeAssistant, llm_server: FakeLLMServer
 ) -> None:

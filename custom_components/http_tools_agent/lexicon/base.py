@@ -49,6 +49,11 @@ class Lexicon:
     # Imperatives and verbs that ask for an action ("add", "turn"): whole
     # words.
     action_words: tuple[str, ...]
+    # A thing switched without a verb: "Kitchen lights off.", "Fan on in the
+    # bedroom, please." (patterns a whole sentence matches, punctuation
+    # around it aside; a question never counts). It asks for a change as an
+    # action word does.
+    switch_phrases: tuple[str, ...] = ()
     # Asking to be told something, whatever its verb: "tell me" (patterns);
     # taken out of a request before `action_words` are looked for.
     info_requests: tuple[str, ...]

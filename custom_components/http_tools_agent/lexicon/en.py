@@ -159,6 +159,15 @@ LEXICON = Lexicon(
         "raise",
         "lower",
     ),
+    # One to three words of a thing, "on" or "off", perhaps where and
+    # "please"; never a sentence about a person ("I'm off to bed.").
+    switch_phrases=(
+        r"(?!(?:i|i'm|im|we|we're|you|you're|he|she|it|it's|they|they're|that|"
+        r"that's|this|there|what|what's)\b)"
+        r"(?:[a-z][\w'-]*\s+){1,3}(?:on|off)"
+        r"(?:\s+(?:in|at)\s+(?:the\s+)?[a-z][\w'-]*(?:\s+[a-z][\w'-]*)?)?"
+        r"(?:\s*,?\s*please)?",
+    ),
     info_requests=(r"\b(?:tell|show|give)\s+me\b", r"\blet\s+me\s+know\b"),
     question_openers=(
         r"(?:is|are|was|were|does|do|did|has|have|had)\b",

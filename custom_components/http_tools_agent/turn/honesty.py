@@ -96,8 +96,15 @@ _INFO_REQUEST = re.compile(
 
 
 def asks_for_action(request: str) -> bool:
-    """Whether the user's words ask for something to be done."""
-    return bool(_ACTION.search(_INFO_REQUEST.sub(" ", request)))
+    """Whether the user's words ask for something to be done: an action
+    word ("Add milk."), or a thing switched without one ("Kitchen lights
+    off."), never in a question."""
+    if _ACTION.search(_INFO_REQUEST.sub(" ", request)):
+        return True
+    return _SWITCHED is not None and any(
+        _SWITCHED.fullmatch(sentence) and not _asks(sentence)
+        for sentence in _SENTENCE.findall(request)
+    )
 
 
 def _at_start(patterns: Sequence[str]) -> re.Pattern[str]:
@@ -111,6 +118,12 @@ _ACTION_WORDS = frozenset(w.lower() for w in every(lambda lex: lex.action_words)
 
 
 _SENTENCE = re.compile(r"[^.?!;]+[.?!;]*")
+_SWITCH_PHRASES = every(lambda lex: lex.switch_phrases)
+_SWITCHED = (
+    re.compile(r"\W*" + alternatives(_SWITCH_PHRASES) + r"\W*", re.IGNORECASE)
+    if _SWITCH_PHRASES
+    else None
+)
 
 
 def is_question(request: str) -> bool:
