@@ -25,7 +25,8 @@ with "Prefer handling commands locally" on: Home Assistant's own intents
 answer what they match, the rest goes to the agent; the rows count how many
 Home Assistant answered itself).
 
-    .venv/bin/python -m bench.bench_house [--agents ours,core] [--sets ...]
+    .venv/bin/python -m bench.bench_house [--agents ours,core]
+        [--sets tuning,held-out,verbless]
         [--via agent,pipeline,local]
 """
 
