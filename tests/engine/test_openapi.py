@@ -109,11 +109,11 @@ def test_petstore_2_choices_a_user_sees() -> None:
         "id": {"type": "integer", "format": "int64"},
         "name": {"type": "string"},
     }
-    # deletePet wants OAuth2 only: no key, and its optional header is left out.
-    assert "headers" not in tools["deletePet"]
-    assert "deletePet: optional header parameter 'api_key' left out" in [
-        str(n) for n in result.notes
-    ]
+    # deletePet wants OAuth2 only: no key; its optional `api_key` header is
+    # the model's to give, and left out without a value.
+    assert tools["deletePet"]["headers"] == {"api_key": "{api_key?}"}
+    assert tools["deletePet"]["parameters"]["required"] == ["petId"]
+    assert not [n for n in result.notes if n.operation == "deletePet"]
     assert [str(s) for s in result.skipped] == [
         "uploadFile: it takes a file (formData): a tool sends no files"
     ]
@@ -262,6 +262,7 @@ def test_schema_rules_allof_nullable_readonly_recursion() -> None:
     (tool,) = result.tools
     assert tool["url"] == (
         "http://lights.lan/api/rooms/{room}/lights?transition={transition}"
+        "&dry_run={dry_run?}"
     )
     assert tool["description"] == "Set the lights of a room."
     assert tool["parameters"] == {
@@ -269,6 +270,7 @@ def test_schema_rules_allof_nullable_readonly_recursion() -> None:
         "properties": {
             "room": {"type": "string"},
             "transition": {"type": "integer", "exclusiveMinimum": 0},
+            "dry_run": {"type": "boolean"},
             "brightness": {"type": "integer", "maximum": 255},
             "color": {"type": "string", "description": "A colour name"},
             "tree": {"type": "object", "properties": {"child": {"type": "object"}}},
@@ -276,11 +278,38 @@ def test_schema_rules_allof_nullable_readonly_recursion() -> None:
         "required": ["room", "transition", "brightness"],
     }
     assert [n.reason for n in result.notes] == [
-        "optional query parameter 'dry_run' left out: a POST tool sends its "
-        "other arguments in the JSON body",
         "optional cookie 'session' left out: cookies are not sent",
     ]
     parse_tools(list(result.tools))
+
+
+def test_optional_query_and_header_parameters_are_sent_when_given() -> None:
+    """A POST's optional query parameter and an optional header become
+    optional placeholders: in the request with a value, left out without;
+    one whose name cannot be a placeholder is left out, noted."""
+    data = _doc()
+    parameters = data["paths"]["/rooms/{room}/lights"]["post"]["parameters"]
+    parameters += [
+        {"name": "X-Trace", "in": "header", "schema": {"type": "string"}},
+        {"name": "X.Debug", "in": "header", "schema": {"type": "string"}},
+    ]
+    result = _read(data).to_tools(["set_lights"])
+    (tool,) = parse_tools(list(result.tools))
+    needed = {"room": "den", "transition": 2, "brightness": 9}
+
+    bare = build_request(tool, needed)
+    given = build_request(tool, {**needed, "dry_run": True, "X-Trace": "t-1"})
+
+    assert bare.url == "http://lights.lan/api/rooms/den/lights?transition=2"
+    assert "X-Trace" not in bare.headers
+    assert given.url == (
+        "http://lights.lan/api/rooms/den/lights?transition=2&dry_run=true"
+    )
+    assert given.headers["X-Trace"] == "t-1"
+    assert given.json_body == {"brightness": 9}
+    assert "optional header parameter 'X.Debug' left out: it cannot be a " in (
+        " ".join(n.reason for n in result.notes)
+    )
 
 
 @pytest.mark.parametrize(

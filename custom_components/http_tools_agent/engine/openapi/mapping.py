@@ -25,11 +25,12 @@ descriptions by :mod:`.text`, what it returns in :mod:`.model`. The rules
   host), or ``schemes`` + ``host`` + ``basePath`` (2.0), or the document's
   own origin.
 - **Parameters**: path parameters (always required), query parameters and
-  required header parameters become properties of ``parameters``. A tool
-  sends its remaining arguments in the query for GET, HEAD, OPTIONS, TRACE
-  and DELETE and in a JSON body for other verbs, so for those a required
-  query parameter is written into the URL (``?limit={limit}``) and an
-  optional one is left out.
+  header parameters become properties of ``parameters``. A tool sends its
+  remaining arguments in the query for GET, HEAD, OPTIONS, TRACE and DELETE
+  and in a JSON body for other verbs, so for those a query parameter is
+  written into the URL (``?limit={limit}``, an optional one as
+  ``{limit?}``: left out when absent); a header parameter is a header
+  (an optional one ``{name?}``).
 - **Body**: a JSON request body (``application/json``, ``*+json``; 2.0's
   ``in: body``) or a urlencoded form (``application/x-www-form-urlencoded``,
   2.0's ``formData``: ``"body_format": "form"``) whose schema is an object: its properties join the others,
@@ -54,9 +55,8 @@ descriptions by :mod:`.text`, what it returns in :mod:`.model`. The rules
   nor a urlencoded form (multipart, files, octet streams), whose JSON body is not an
   object, that send a required body with a query verb, need a cookie, take
   a file, or whose path parameter cannot be a placeholder. Left out of an
-  imported operation (noted): optional cookie and header parameters,
-  optional query parameters of a body verb, an optional non-JSON body,
-  callbacks (a tool makes one request).
+  imported operation (noted): optional cookie parameters, an optional
+  non-JSON body, callbacks (a tool makes one request).
 """
 
 from __future__ import annotations

@@ -59,7 +59,8 @@ class ToolBuilder:
         properties: dict[str, Any] = {}
         required: list[str] = []
         headers: dict[str, str] = {}
-        in_url: list[str] = []
+        # Query parameters of a body verb, each required or not.
+        in_url: dict[str, bool] = {}
         # (schema, required, "json" or "form")
         body: tuple[Any, bool, str] | None = None
         form: dict[str, Any] = {"type": "object", "properties": {}, "required": []}
@@ -95,21 +96,24 @@ class ToolBuilder:
                     raise Skip(f"it needs the cookie '{name}': cookies are not sent")
                 note(f"optional cookie '{name}' left out: cookies are not sent")
                 continue
+            if where in ("header", "query") and not needed:
+                if not PLACEHOLDER_NAME_RE.fullmatch(name) and (
+                    where == "header" or not query_verb
+                ):
+                    note(
+                        f"optional {where} parameter '{name}' left out: it cannot "
+                        "be a placeholder (letters, digits, '_' and '-' only)"
+                    )
+                    continue
             if where == "header":
                 if auth_header == name.lower():
                     continue  # the chosen auth fills it
-                if not needed:
-                    note(f"optional header parameter '{name}' left out")
-                    continue
-                headers[name] = "{" + name + "}"
+                # An optional one is left out when the model gives no value.
+                headers[name] = "{" + name + ("}" if needed else "?}")
             if where == "query" and not query_verb:
-                if not needed:
-                    note(
-                        f"optional query parameter '{name}' left out: a {op.method} "
-                        "tool sends its other arguments in the JSON body"
-                    )
-                    continue
-                in_url.append(name)
+                # A body verb sends its other arguments in the body: a
+                # query parameter is a placeholder, optional where it may be.
+                in_url[name] = needed
             if where not in ("path", "query", "header"):
                 continue
             if (
@@ -142,7 +146,10 @@ class ToolBuilder:
 
         url = base + url_template(op.path)
         if in_url:
-            url += "?" + "&".join(f"{quote(n, safe='')}={{{n}}}" for n in in_url)
+            url += "?" + "&".join(
+                f"{quote(n, safe='')}={{{n}{'' if needed else '?'}}}"
+                for n, needed in in_url.items()
+            )
         basic: dict[str, str] | None = None
         if auth is not None and self._uses(raw, auth.scheme.name):
             secret = "{secret:" + auth.secret + "}"
