@@ -96,15 +96,13 @@ class ToolBuilder:
                     raise Skip(f"it needs the cookie '{name}': cookies are not sent")
                 note(f"optional cookie '{name}' left out: cookies are not sent")
                 continue
-            if where in ("header", "query") and not needed:
-                if not PLACEHOLDER_NAME_RE.fullmatch(name) and (
-                    where == "header" or not query_verb
-                ):
-                    note(
-                        f"optional {where} parameter '{name}' left out: it cannot "
-                        "be a placeholder (letters, digits, '_' and '-' only)"
-                    )
-                    continue
+            placeholder = where == "header" or (where == "query" and not query_verb)
+            if placeholder and not needed and not PLACEHOLDER_NAME_RE.fullmatch(name):
+                note(
+                    f"optional {where} parameter '{name}' left out: it cannot "
+                    "be a placeholder (letters, digits, '_' and '-' only)"
+                )
+                continue
             if where == "header":
                 if auth_header == name.lower():
                     continue  # the chosen auth fills it
