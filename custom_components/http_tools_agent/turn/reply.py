@@ -4,7 +4,7 @@ Text goes through the engine's text-call filter (call markup and thinking
 never reach the speaker), loses its markdown, emoji and URLs
 (`turn/spoken_text.py`), then the sentence checks (`turn/honesty.py`) and
 the runaway guard (`turn/runaway.py`); structured `tool_calls` deltas are
-assembled by index. Every call, text or structured, goes to the call gate
+assembled by index (`turn/structured_calls.py`). Every call, text or structured, goes to the call gate
 (`turn/calls.py`) as it is recognised; when the reply ends the gate
 releases the calls that run, and answers the refused ones with an
 `Error: …` result, so the model reads what went wrong and can retry.
@@ -18,7 +18,6 @@ from collections import Counter
 from collections.abc import AsyncGenerator, Mapping
 from contextlib import aclosing
 from dataclasses import dataclass, field
-import json
 from typing import Any
 
 from homeassistant.components.conversation import (
@@ -37,6 +36,7 @@ from .honesty import SpokenCheck, Withheld
 from .outcomes import CallResult
 from .runaway import RunawayGuard
 from .spoken_text import SpokenText
+from .structured_calls import StructuredCalls, text_of
 
 type Delta = AssistantContentDeltaDict | ToolResultContentDeltaDict
 
@@ -52,14 +52,11 @@ def _object(value: object) -> dict[str, Any]:
     return value
 
 
-def _text(value: object) -> str:
-    """A text field of the answer (`null` and other types count as none)."""
-    return value if isinstance(value, str) else ""
-
-
 def _reasoning(message: dict[str, Any]) -> str:
     """Reasoning text, from the fields servers use for it."""
-    return _text(message.get("reasoning_content")) or _text(message.get("reasoning"))
+    return text_of(message.get("reasoning_content")) or text_of(
+        message.get("reasoning")
+    )
 
 
 def _first_choice(answer: dict[str, Any]) -> dict[str, Any] | None:
@@ -68,15 +65,6 @@ def _first_choice(answer: dict[str, Any]) -> dict[str, Any] | None:
         if isinstance(choice, dict) and choice.get("index", 0) in (0, None):
             return choice
     return None
-
-
-@dataclass(slots=True)
-class _PartialCall:
-    """A structured tool call being assembled from stream deltas."""
-
-    id: str = ""
-    name: str = ""
-    arguments: str = ""
 
 
 @dataclass(slots=True)
@@ -118,10 +106,8 @@ class Reply:
     # (`turn/spoken_text.py`); None for data.
     speech: SpokenText | None = field(init=False)
     _runaway: RunawayGuard = field(default_factory=RunawayGuard)
-    # Calls being assembled, in arrival order; `_slots` maps the server's
-    # `index` to the call it is currently filling.
-    _partial: dict[int, _PartialCall] = field(default_factory=dict)
-    _slots: dict[int, int] = field(default_factory=dict)
+    # Structured calls being assembled from the server's deltas.
+    _structured: StructuredCalls = field(default_factory=StructuredCalls)
 
     def __post_init__(self) -> None:
         """Start the text filter for this reply; the gate resolves its calls'
@@ -251,36 +237,30 @@ class Reply:
             return []
         deltas: list[Delta] = []
         if isinstance(delta := choice.get("delta"), dict):
-            deltas.extend(self._said(_reasoning(delta), _text(delta.get("content"))))
+            deltas.extend(self._said(_reasoning(delta), text_of(delta.get("content"))))
             for tool_call in delta.get("tool_calls") or ():
                 if isinstance(tool_call, dict):
-                    self._add_partial(tool_call)
-        if finish_reason := _text(choice.get("finish_reason")):
+                    self._structured.add_delta(tool_call)
+        if finish_reason := text_of(choice.get("finish_reason")):
             self.finish_reason = finish_reason
             # Some servers flush calls with `stop` or `length`: take them
             # whatever the reason.
-            self._flush_partials()
+            self._structured.flush(self.gate)
         return deltas
 
     def _completion(self, completion: dict[str, Any]) -> list[Delta]:
         self._note_counts(completion)
         if (choice := _first_choice(completion)) is None:
             return []
-        self.finish_reason = _text(choice.get("finish_reason")) or None
+        self.finish_reason = text_of(choice.get("finish_reason")) or None
         message = choice.get("message")
         if not isinstance(message, dict):
             return []
-        deltas = self._said(_reasoning(message), _text(message.get("content")))
+        deltas = self._said(_reasoning(message), text_of(message.get("content")))
         for tool_call in message.get("tool_calls") or ():
-            if isinstance(tool_call, dict) and isinstance(
-                function := tool_call.get("function"), dict
-            ):
-                self._partial[len(self._partial)] = _PartialCall(
-                    _text(tool_call.get("id")),
-                    _text(function.get("name")),
-                    _text(function.get("arguments")),
-                )
-        self._flush_partials()
+            if isinstance(tool_call, dict):
+                self._structured.add_whole(tool_call)
+        self._structured.flush(self.gate)
         return deltas
 
     def _note_counts(self, answer: dict[str, Any]) -> None:
@@ -315,7 +295,7 @@ class Reply:
         if rest:
             self.text += rest
             deltas.append({"content": rest})
-        self._flush_partials()
+        self._structured.flush(self.gate)
         return deltas
 
     def _refused_deltas(self) -> list[Delta]:
@@ -378,43 +358,3 @@ class Reply:
             else:
                 self.gate.counts["dropped"] += 1
         return deltas
-
-    def _add_partial(self, tool_call: dict[str, Any]) -> None:
-        index = tool_call.get("index")
-        index = index if isinstance(index, int) else 0
-        call_id = _text(tool_call.get("id"))
-        slot = self._slots.get(index)
-        partial = self._partial.get(slot) if slot is not None else None
-        if partial is None or (
-            # Some servers (Ollama) send every call whole with index 0: a new
-            # id on a call that already has a name starts the next call.
-            call_id and partial.id and partial.name and call_id != partial.id
-        ):
-            slot = len(self._partial)
-            self._slots[index] = slot
-            partial = self._partial[slot] = _PartialCall()
-        if call_id:
-            partial.id = call_id
-        if isinstance(function := tool_call.get("function"), dict):
-            partial.name += _text(function.get("name"))
-            partial.arguments += _text(function.get("arguments"))
-
-    def _flush_partials(self) -> None:
-        """The structured calls assembled so far, to the gate."""
-        for index in sorted(self._partial):
-            partial = self._partial[index]
-            name = partial.name
-            try:
-                arguments = json.loads(partial.arguments) if partial.arguments else {}
-            except (json.JSONDecodeError, RecursionError) as err:
-                reason = err.msg if isinstance(err, json.JSONDecodeError) else str(err)
-                error = f"Error: invalid JSON arguments for tool '{name}': {reason}"
-                self.gate.unreadable(name, {}, error, partial.id)
-                continue
-            if not isinstance(arguments, dict):
-                error = f"Error: arguments for tool '{name}' must be a JSON object"
-                self.gate.unreadable(name, {}, error, partial.id)
-                continue
-            self.gate.offer(name, arguments, partial.id)
-        self._partial.clear()
-        self._slots.clear()
