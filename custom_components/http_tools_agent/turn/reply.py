@@ -4,10 +4,11 @@ Text goes through the engine's text-call filter (call markup and thinking
 never reach the speaker), loses its markdown, emoji and URLs
 (`turn/spoken_text.py`), then the sentence checks (`turn/honesty.py`) and
 the runaway guard (`turn/runaway.py`); structured `tool_calls` deltas are
-assembled by index (`turn/structured_calls.py`). Every call, text or structured, goes to the call gate
-(`turn/calls.py`) as it is recognised; when the reply ends the gate
-releases the calls that run, and answers the refused ones with an
-`Error: …` result, so the model reads what went wrong and can retry.
+assembled by index (`turn/structured_calls.py`). Every call, text or
+structured, goes to the call gate (`turn/calls.py`) as it is recognised;
+when the reply ends the gate releases the calls that run, and answers the
+refused ones with an `Error: …` result, so the model reads what went wrong
+and can retry.
 Afterwards the object tells what the reply held: `text`, `calls`, `empty`,
 `withheld`, `finish_reason`.
 """

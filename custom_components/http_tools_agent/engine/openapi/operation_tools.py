@@ -96,31 +96,25 @@ class ToolBuilder:
                     raise Skip(f"it needs the cookie '{name}': cookies are not sent")
                 note(f"optional cookie '{name}' left out: cookies are not sent")
                 continue
-            placeholder = where == "header" or (where == "query" and not query_verb)
-            if placeholder and not needed and not PLACEHOLDER_NAME_RE.fullmatch(name):
-                note(
-                    f"optional {where} parameter '{name}' left out: it cannot "
-                    "be a placeholder (letters, digits, '_' and '-' only)"
-                )
-                continue
-            if where == "header":
-                if auth_header == name.lower():
-                    continue  # the chosen auth fills it
-                # An optional one is left out when the model gives no value.
-                headers[name] = "{" + name + ("}" if needed else "?}")
-            if where == "query" and not query_verb:
-                # A body verb sends its other arguments in the body: a
-                # query parameter is a placeholder, optional where it may be.
-                in_url[name] = needed
+            if where == "header" and auth_header == name.lower():
+                continue  # the chosen auth fills it
             if where not in ("path", "query", "header"):
                 continue
-            if (
-                where in ("path", "header") or name in in_url
-            ) and not PLACEHOLDER_NAME_RE.fullmatch(name):
-                raise Skip(
-                    f"its {where} parameter '{name}' cannot be a placeholder "
-                    "(letters, digits, '_' and '-' only)"
-                )
+            # A path or header parameter is a placeholder, and so is a query
+            # parameter of a body verb (its other arguments go in the body).
+            if (where != "query" or not query_verb) and not (
+                PLACEHOLDER_NAME_RE.fullmatch(name)
+            ):
+                why = "cannot be a placeholder (letters, digits, '_' and '-' only)"
+                if needed:
+                    raise Skip(f"its {where} parameter '{name}' {why}")
+                note(f"optional {where} parameter '{name}' left out: it {why}")
+                continue
+            if where == "header":
+                # An optional one is left out when the model gives no value.
+                headers[name] = "{" + name + ("}" if needed else "?}")
+            elif where == "query" and not query_verb:
+                in_url[name] = needed
             try:
                 properties[name] = self._parameter_schema(param)
             except Unsupported as why:
