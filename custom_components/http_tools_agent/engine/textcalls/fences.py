@@ -32,7 +32,7 @@ class Fence:
     string and whitespace.
     """
 
-    __slots__ = ("_stage", "end", "held")
+    __slots__ = ("_code", "_stage", "end", "held")
 
     def __init__(self) -> None:
         """An idle scanner."""
@@ -41,6 +41,7 @@ class Fence:
     def open(self) -> None:
         """A backtick at the start of a line: maybe a fence."""
         self._stage = _Stage.OPENING
+        self._code = False  # ```tool_code: Python calls may follow
         self.held = "`"
         self.end: FenceEnd | None = None
 
@@ -62,8 +63,10 @@ class Fence:
                     if c != "`":
                         return self._stop(FenceEnd.TEXT, held, i)
                 elif c == "\n":
-                    if held[3:].strip().lower() not in FENCE_LANGS:
+                    lang = held[3:].strip().lower()
+                    if lang not in FENCE_LANGS:
                         return self._stop(FenceEnd.TEXT, held, i)
+                    self._code = lang == "tool_code"
                     self._stage = _Stage.BODY
                 elif c not in " \t\r" and not _may_be_lang(held[3:], c):
                     return self._stop(FenceEnd.TEXT, held, i)
@@ -73,7 +76,7 @@ class Fence:
                 if c.isspace():
                     held += c
                     i += 1
-                elif c in "{[":
+                elif c in "{[" or self._python(c):
                     return self._stop(FenceEnd.CALL, held, i)
                 else:
                     return self._stop(FenceEnd.TEXT, held, i)
@@ -82,7 +85,7 @@ class Fence:
                 i += 1
                 if held.count("`") == 3:
                     return self._stop(FenceEnd.CLOSED, "", i)
-            elif "`" in held or not (c.isspace() or c in "{["):
+            elif "`" in held or not (c.isspace() or c in "{[" or self._python(c)):
                 return self._stop(FenceEnd.TEXT, held, i)
             elif c.isspace():
                 held += c
@@ -96,6 +99,10 @@ class Fence:
         """The reply ended in the fence: the text it held (none after a call)."""
         held, self.held = self.held, ""
         return "" if self._stage is _Stage.AFTER_CALL else held
+
+    def _python(self, c: str) -> bool:
+        """A name starts a Python call in a ```tool_code fence."""
+        return self._code and (c.isalpha() or c == "_")
 
     def _stop(self, end: FenceEnd, held: str, i: int) -> int:
         self.end = end

@@ -1,30 +1,55 @@
 """The streaming filter: text deltas in, speakable text and calls out.
 
-It reads plain text, tags and thinking itself, and hands tagged blocks,
-fences and line-start JSON to their scanners (:mod:`.blocks`,
+It reads plain text, markers and thinking itself (the markers of every
+family are one table, :mod:`.markers`), and hands blocks, values, fences
+and line-start JSON to their scanners (:mod:`.blocks`, :mod:`.values`,
 :mod:`.fences`, :mod:`.bare_json`). The rules are in ``docs/text-calls.md``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
+import json
 import re
 from typing import Any
 
 from .bare_json import BareJson
 from .blocks import TaggedBlock
+from .call_lists import harmony_call
 from .fences import Fence, FenceEnd
-from .markup import FUNC, HOLDING, PARAM, TAGS, TAIL, TOOL_CALL, Parsed
+from .markers import (
+    HARMONY_ANALYSIS,
+    HARMONY_CALL_ENDS,
+    LONGEST,
+    MARKERS,
+    THINK,
+    THINK_END,
+    THOUGHT_LINE,
+    TOOL_CALL,
+    WORD_OPENER,
+    Marker,
+    Role,
+    Value,
+    end_pattern,
+    harmony_channel,
+    in_think,
+    is_listed_prefix,
+    marker,
+    may_be_bracket_marker,
+    may_be_marker,
+    opened,
+)
+from .markup import Parsed, RawCall
 from .names import ToolNames
 from .output import FilterOutput, TextCall
+from .values import ValueBlock
 
-_TEXT, _TAG, _THINK, _BLOCK, _JSON, _FENCE = range(6)
+_TEXT, _TAG, _THINK, _BLOCK, _JSON, _FENCE, _VALUE, _WORD = range(8)
 
-_FULL_TAGS = frozenset(TAGS)
-_TAG_PREFIXES = frozenset(t[:k] for t in TAGS for k in range(1, len(t) + 1))
-_BLOCK_TAGS = frozenset({TOOL_CALL, FUNC, PARAM})
-_DROP_PARTIAL = 4  # a trailing tag fragment this long is dropped at the end
+_DROP_PARTIAL = 4  # a trailing marker fragment this long is dropped at the end
 _SPECIAL = re.compile(r"[<{\[`}]")
+_WORD_START = re.compile(r"[A-Za-z_]")
+_TOOL_CALL_ATTRS = TOOL_CALL[:-1]  # "<tool_call" + " id=1>", "\n", "s>"
 
 type _Item = tuple[str, int, bool]  # text, start index, skip detection at 0
 
@@ -32,6 +57,16 @@ type _Item = tuple[str, int, bool]  # text, start index, skip detection at 0
 # What may follow a line-start JSON object before the next one: a list
 # written without its brackets (`{...}, {...}]`), calls or echoed results.
 _OBJECT_SEPARATORS = frozenset(", ]}\r\n\t")
+
+
+def _closed_by_think(found: Marker | None) -> Marker:
+    """A block opened inside thinking also ends where the thinking does."""
+    assert found is not None
+    return Marker(found.role, (*found.ends, THINK_END), found.reopens, found.parse)
+
+
+def _key(call: RawCall) -> str:
+    return call[0] + json.dumps(call[1], sort_keys=True, default=str)
 
 
 class TextCallFilter:
@@ -49,25 +84,33 @@ class TextCallFilter:
         tools: Mapping[str, Mapping[str, Any]] | ToolNames,
         *,
         after_tool_results: bool = False,
+        think_open: bool = False,
     ) -> None:
         """Filter for a reply offered ``tools`` (name -> parameters schema,
         or their :class:`ToolNames`, built once for several replies).
 
         ``after_tool_results``: the reply answers tool results, so a
         line-start JSON object that is no call echoes them.
+        ``think_open``: the prompt opened ``<think>`` (Qwen3 thinking
+        releases, DeepSeek-R1 distills, QwQ): the reply's words are held as
+        possible thinking until a ``</think>`` says they were, or the reply
+        ends without one (then they are the answer).
         """
         # Public: a caller resolving structured calls' names uses the same.
         self.names = tools if isinstance(tools, ToolNames) else ToolNames(tools)
         self._after_tool_results = after_tool_results
+        self.think_open = think_open
         self._block = TaggedBlock(self.names)
         self._fence = Fence()
         self._json = BareJson(self.names)
+        self._value = ValueBlock(self.names)
         self._text_out: list[str] = []
         self._think_out: list[str] = []
         self._held_out: list[str] = []
         self._calls: list[TextCall] = []
         self._problems: list[str] = []
         self._repaired = 0
+        self._unopened_think = False
         self._stack: list[_Item] = []
         self._reset()
 
@@ -79,11 +122,26 @@ class TextCallFilter:
         self._tail = ""  # last characters spoken
         self._junction = False  # markup was removed since the last spoken text
         self._skip = False  # no fence or JSON at the start of this piece
-        self._tag = ""  # what may be the start of a tag
-        self._think_hold = ""  # what may be the start of the holding end tag
-        self._think_end = ""  # the end tag of the holding block (</think>)
+        self._tag = ""  # what may be the start of a marker
+        self._tag_line = False  # ... at a line's start
+        self._word = ""  # a reply's first word that may open a call
+        self._think: Marker = HARMONY_ANALYSIS  # the thinking being read
+        self._think_opener = ""
+        self._think_hold = ""  # what may be the start of its end marker
+        self._guess = False  # the words are held as possible thinking
+        self._guessed: list[str] = []
+        # Calls read inside thinking not closed yet (with their markup), and
+        # the thinking after them: a </think> makes them thought, the reply's
+        # end makes them calls.
+        self._think_calls: list[tuple[str, Parsed]] = []
+        self._think_after: list[str] = []
+        self._block_in_think = ""  # the opener of a block read inside thinking
+        self._found: set[str] = set()  # this reply's calls, for echoes
+        self._tentative: list[tuple[str, Parsed]] = []  # calls, markers dropped
         self._reply_calls = 0  # calls found so far in this reply
         self._object_tail = False  # bare JSON just ended: "," or "]" may follow
+        if self.think_open:
+            self._enter_think(THINK, MARKERS[THINK], guess=True)
 
     # --- public ---------------------------------------------------------
 
@@ -92,7 +150,9 @@ class TextCallFilter:
         if delta and not self._stopped:
             if (
                 self._mode == _TEXT
+                and self._started
                 and not self._object_tail
+                and not self._tentative
                 and _SPECIAL.search(delta) is None
             ):
                 self._emit(delta)  # fast path: plain prose
@@ -106,6 +166,8 @@ class TextCallFilter:
         while self._mode != _TEXT:
             self._finish_mode()
             self._run()
+        if self._tentative:
+            self._confirm()
         out = self._collect()
         self._reset()
         return out
@@ -121,8 +183,10 @@ class TextCallFilter:
             held="".join(self._held_out),
             repaired=self._repaired,
             stopped=self._stopped,
+            unopened_think=self._unopened_think,
         )
         self._repaired = 0
+        self._unopened_think = False
         self._text_out = []
         self._think_out = []
         self._held_out = []
@@ -133,24 +197,22 @@ class TextCallFilter:
     def _run(self) -> None:
         """Process the pieces on the stack, each in the mode it meets."""
         stack = self._stack
+        steps = (
+            self._step_text,
+            self._step_tag,
+            self._step_think,
+            self._step_block,
+            self._step_json,
+            self._step_fence,
+            self._step_value,
+            self._step_word,
+        )
         while stack and not self._stopped:
             text, i, skip = stack.pop()
             self._skip = skip
             n = len(text)
             while i < n and not self._stopped:
-                mode = self._mode
-                if mode == _TEXT:
-                    i = self._step_text(text, i)
-                elif mode == _TAG:
-                    i = self._step_tag(text, i)
-                elif mode == _THINK:
-                    i = self._step_think(text, i)
-                elif mode == _BLOCK:
-                    i = self._step_block(text, i)
-                elif mode == _JSON:
-                    i = self._step_json(text, i)
-                else:
-                    i = self._step_fence(text, i)
+                i = steps[self._mode](text, i)
                 self._skip = False
 
     def _push_text(self, held: list[str]) -> None:
@@ -167,9 +229,20 @@ class TextCallFilter:
         self._push_text(held)
         return len(text)
 
+    def _then(self, text: str, rest: int, first: str) -> int:
+        """Process ``first`` in the current mode, then the rest of ``text``."""
+        self._stack.append((text, rest, False))
+        if first:
+            self._stack.append((first, 0, False))
+        return len(text)
+
     def _emit(self, seg: str) -> None:
         if not seg:
             return
+        if self._tentative and not seg.isspace():
+            # Words after calls whose markers were dropped: those were words.
+            seg = "".join(raw for raw, _ in self._tentative) + seg
+            self._tentative = []
         k = seg.rfind("\n")
         if k >= 0:
             tail = seg[k + 1 :]
@@ -183,10 +256,14 @@ class TextCallFilter:
             self._started = True
         if self._junction:
             self._junction = False
-            k = self._tail.rfind("<")
-            if k >= 0 and self._tail[k:] in _TAG_PREFIXES:
-                seg = " " + seg  # "<" + markup + "think>" must not make a tag
-        self._tail = seg[-TAIL:] if len(seg) >= TAIL else (self._tail + seg)[-TAIL:]
+            k = max(self._tail.rfind("<"), self._tail.rfind("["))
+            if k >= 0 and (
+                may_be_marker(self._tail[k:]) or may_be_bracket_marker(self._tail[k:])
+            ):
+                seg = " " + seg  # "<" + markup + "think>" must not make a marker
+        self._tail = (
+            seg[-LONGEST:] if len(seg) >= LONGEST else (self._tail + seg)[-LONGEST:]
+        )
         self._text_out.append(seg)
 
     def _removed(self) -> None:
@@ -194,7 +271,15 @@ class TextCallFilter:
         self._line_blank = True
         self._junction = True
 
-    def _add(self, result: Parsed) -> None:
+    def _add(self, result: Parsed, *, bare: bool = False) -> None:
+        """What a piece of markup gave. ``bare``: calls written without
+        markers; those repeating a call of this reply echo it (LFM2 writes
+        its call again after the end marker), never speech nor a call."""
+        if bare and result.calls and all(_key(c) in self._found for c in result.calls):
+            return
+        if self._tentative and (result.calls or result.problems):
+            self._confirm()
+        self._found.update(_key(c) for c in result.calls)
         self._reply_calls += len(result.calls)
         self._repaired += result.repaired
         if result.stop:
@@ -204,6 +289,13 @@ class TextCallFilter:
         self._problems.extend(result.problems)
         self._think_out.extend(result.thinking)
         self._held_out.extend(result.thinking)
+
+    def _confirm(self) -> None:
+        """The reply went on with calls or ended: the calls whose markers
+        were dropped are calls."""
+        tentative, self._tentative = self._tentative, []
+        for _, parsed in tentative:
+            self._add(parsed)
 
     # --- text -------------------------------------------------------------
 
@@ -235,6 +327,20 @@ class TextCallFilter:
                 return k
             self._object_tail = False
             i = k
+        if not self._started:
+            p = i
+            while p < len(text) and text[p].isspace():
+                p += 1
+            if (
+                p < len(text)
+                and not (p == 0 and self._skip)
+                and _WORD_START.match(text[p])
+                and self._may_word(text[p])
+            ):
+                self._emit(text[i:p])
+                self._mode = _WORD
+                self._word = ""
+                return p
         j = i
         while True:
             m = _SPECIAL.search(text, j)
@@ -247,8 +353,19 @@ class TextCallFilter:
                 self._emit(text[i:p])
                 self._mode = _TAG
                 self._tag = "<"
+                self._tag_line = False
                 return p + 1
-            if (p == 0 and self._skip) or not self._blank_at(text, i, p):
+            if p == 0 and self._skip:
+                j = p + 1
+                continue
+            line_start = self._blank_at(text, i, p)
+            if c == "[":
+                self._emit(text[i:p])
+                self._mode = _TAG
+                self._tag = "["
+                self._tag_line = line_start
+                return p + 1
+            if not line_start:
                 j = p + 1
                 continue
             self._emit(text[i:p])
@@ -264,80 +381,265 @@ class TextCallFilter:
                 self._begin_json(c, "", fence=False)
             return p + 1
 
-    # --- tags -------------------------------------------------------------
+    # --- a reply's first word: a call whose markers were dropped ----------
+
+    def _may_word(self, word: str) -> bool:
+        """Whether the reply's first word so far may open a call: Phi-4's
+        ``functools[``, Gemma 4's bare ``thought`` line, or an offered
+        tool's name (``get_weather{…}``, ``call:get_weather{…}``)."""
+        return (
+            WORD_OPENER.startswith(word)
+            or THOUGHT_LINE.startswith(word)
+            or "call:".startswith(word)
+            or (word.startswith("call:") and self._named(word[5:]))
+            or self._named(word)
+        )
+
+    def _named(self, word: str) -> bool:
+        return not word or self.names.may_start(word)
+
+    def _step_word(self, text: str, i: int) -> int:
+        word = self._word
+        n = len(text)
+        while i < n:
+            c = text[i]
+            if self._may_word(word + c):
+                word += c
+                i += 1
+                continue
+            self._word = ""
+            name = word.removeprefix("call:")
+            if word == WORD_OPENER and c == "[":
+                self._begin_value(Value.LIST, "")
+                return i
+            if word == THOUGHT_LINE and c in "\r\n":
+                self._mode = _TEXT
+                self._removed()
+                return i + 1
+            if c in "{(" and self.names.exact(name) and (c == "{" or name == word):
+                self._begin_value(Value.STRIPPED, word)
+                return i
+            self._mode = _TEXT
+            self._emit(word)
+            return i
+        self._word = word
+        return n
+
+    # --- markers ----------------------------------------------------------
 
     def _step_tag(self, text: str, i: int) -> int:
         tag = self._tag
         n = len(text)
         while i < n:
             cand = tag + text[i]
-            if cand not in _TAG_PREFIXES:
+            found = marker(cand)
+            if found is not None:
                 self._tag = ""
-                if tag == TOOL_CALL[:-1]:  # "<tool_call" + " id=1>", "\n", "s>"
-                    self._begin_block(TOOL_CALL)
-                    return i
-                self._mode = _TEXT
-                self._emit(tag)
-                return i
-            tag = cand
-            i += 1
-            if cand in _FULL_TAGS:
-                self._tag = ""
-                self._open(cand)
-                return i
+                self._open(cand, found)
+                return i + 1
+            if cand[0] == "[" and may_be_bracket_marker(cand):
+                tag = cand
+                i += 1
+                continue
+            if cand[0] == "<" and may_be_marker(cand):
+                tag = cand
+                i += 1
+                continue
+            self._tag = ""
+            if tag.startswith(_TOOL_CALL_ATTRS) and "|" not in tag:
+                self._begin_block(TOOL_CALL, marker(TOOL_CALL))
+                return self._then(text, i, tag[len(_TOOL_CALL_ATTRS) :])
+            if tag[0] == "[" and self._tag_line:
+                return self._begin_list(text, i, tag)
+            self._mode = _TEXT
+            self._emit(tag)
+            return i
         self._tag = tag
         return n
 
-    def _open(self, tag: str) -> None:
-        """A complete tag was read in text mode."""
-        if tag in HOLDING:
-            self._mode = _THINK
-            self._think_hold = ""
-            self._think_end = HOLDING[tag]
-        elif tag in _BLOCK_TAGS:
-            self._begin_block(tag)
-        else:  # a closing tag with nothing open: dropped
+    def _begin_list(self, text: str, i: int, tag: str) -> int:
+        """``[`` at a line's start that opens no marker: JSON calls, or
+        Python calls when a name follows (``[get_weather(city="Rome")]``)."""
+        first = tag[1:2] or text[i]
+        if _WORD_START.match(first):
+            self._begin_value(Value.PYTHONIC, "[")
+        else:
+            self._begin_json("[", "", fence=False)
+        return self._then(text, i, tag[1:])
+
+    def _open(self, tag: str, found: Marker) -> None:
+        """A whole marker was read in text mode."""
+        role = found.role
+        if role in (Role.THINKING, Role.ECHO):
+            self._enter_think(tag, found)
+        elif role in (Role.BLOCK, Role.HEADER):
+            self._begin_block(tag, found)
+        elif role is Role.VALUE:
+            assert found.value is not None
+            self._begin_value(found.value, "")
+        else:  # a stray marker: dropped
+            if tag == THINK_END:
+                self._unopened_think = True
             self._mode = _TEXT
             self._removed()
 
     # --- thinking ---------------------------------------------------------
 
+    def _enter_think(self, opener: str, found: Marker, *, guess: bool = False) -> None:
+        self._mode = _THINK
+        self._think = found
+        self._think_opener = opener
+        self._think_hold = ""
+        self._guess = guess
+
     def _step_think(self, text: str, i: int) -> int:
         hold = self._think_hold
-        end = self._think_end
+        found = self._think
+        calls = in_think(self._think_opener)
         window = hold + text[i:] if hold or i else text
-        p = window.find(end)
-        if p >= 0:
-            if p:
-                self._think_out.append(window[:p])
+        m = end_pattern(found.ends, (*found.reopens, *calls)).search(window)
+        if m is not None:
+            p = m.start()
+            self._thought(window[:p])
             self._think_hold = ""
+            end = m.group()
+            after = i + m.end() - len(hold)
+            if end in calls:  # a call opened before the thinking closed
+                self._think_to_out()
+                self._block_in_think = end
+                self._begin_block(end, _closed_by_think(marker(end)))
+                return after
             self._mode = _TEXT
             self._removed()
-            return i + p + len(end) - len(hold)
+            if end in found.ends:
+                self._think_closed()
+                return after
+            self._open(end, opened(end))  # the next gpt-oss message
+            return after
         keep = 0
-        for k in range(min(len(end) - 1, len(window)), 0, -1):
-            if window.endswith(end[:k]):
+        ends = (*found.ends, *found.reopens, *calls)
+        for k in range(min(LONGEST, len(window)), 0, -1):
+            tail = window[-k:]
+            if any(e.startswith(tail) for e in ends):
                 keep = k
                 break
-        if len(window) > keep:
-            self._think_out.append(window[: len(window) - keep])
+        self._thought(window[: len(window) - keep])
         self._think_hold = window[len(window) - keep :] if keep else ""
         return len(text)
 
+    def _thought(self, seg: str) -> None:
+        if seg:
+            if self._guess:
+                self._guessed.append(seg)
+            elif self._think_calls:
+                self._think_after.append(seg)
+            else:
+                self._think_out.append(seg)
+
+    def _think_closed(self) -> None:
+        """``</think>``: what was held in the thinking was thought."""
+        self._think_to_out()
+        for raw, _ in self._think_calls:
+            self._think_out.append(raw)
+        self._think_out.extend(self._think_after)
+        self._think_calls = []
+        self._think_after = []
+
+    def _think_block(self, parsed: Parsed) -> None:
+        """A block inside thinking ended: a call is held until the thinking
+        closes or the reply ends; markup that gave none is thought."""
+        raw = self._block_in_think + self._block.raw.removesuffix(THINK_END)
+        self._block_in_think = ""
+        if parsed.calls:
+            self._think_calls.append((raw, parsed))
+        else:
+            self._thought(raw)
+
+    def _think_to_out(self) -> None:
+        """Words held as possible thinking were thinking."""
+        if self._guessed:
+            self._think_out.extend(self._guessed)
+            self._guessed = []
+        self._guess = False
+
     # --- scanners ---------------------------------------------------------
 
-    def _begin_block(self, tag: str) -> None:
+    def _begin_block(self, tag: str, found: Marker | None) -> None:
+        assert found is not None
         self._mode = _BLOCK
-        self._block.begin(tag)
+        self._block.begin(found)
 
     def _step_block(self, text: str, i: int) -> int:
         block = self._block
         i = block.feed(text, i)
         if block.parsed is not None:
-            self._end_markup(block.parsed)
+            parsed = block.parsed
+            if self._block_in_think:
+                self._think_block(parsed)
+                self._mode = _THINK
+                if block.end == THINK_END:
+                    self._mode = _TEXT
+                    self._removed()
+                    self._think_closed()
+                elif block.reopen is not None and block.reopen in in_think(
+                    self._think_opener
+                ):
+                    self._block_in_think = block.reopen
+                    self._begin_block(
+                        block.reopen, _closed_by_think(marker(block.reopen))
+                    )
+                return i
+            if parsed.channel is not None:
+                self._mode = _TEXT
+                self._removed()
+                self._channel(parsed.channel)
+                return i
+            self._end_markup(parsed)
             if block.reopen is not None:
-                self._open(block.reopen)
+                self._open(block.reopen, opened(block.reopen))
         return i
+
+    def _channel(self, header: str) -> None:
+        """A gpt-oss header ended: its message is thinking, a call, or words."""
+        kind, recipient = harmony_channel(header, self.names)
+        if kind == "analysis":
+            self._enter_think("<|channel|>", HARMONY_ANALYSIS)
+        elif kind == "call" and recipient:
+            ends, reopens = HARMONY_CALL_ENDS
+            self._mode = _BLOCK
+            self._block.begin(
+                Marker(Role.BLOCK, ends, reopens), harmony_call(recipient)
+            )
+
+    def _begin_value(self, kind: Value, prefix: str) -> None:
+        self._mode = _VALUE
+        self._value.begin(kind, prefix)
+
+    def _step_value(self, text: str, i: int) -> int:
+        scanner = self._value
+        i = scanner.feed(text, i)
+        if scanner.rejected:  # words after all
+            return self._refeed(text, i, scanner.held())
+        if scanner.parsed is not None:
+            self._value_done(scanner.parsed, scanner)
+        return i
+
+    def _value_done(self, parsed: Parsed, scanner: ValueBlock) -> None:
+        kind = scanner.kind
+        raw = scanner.raw
+        self._mode = _TEXT
+        self._removed()
+        if kind is Value.CODE:  # more calls, or the fence's end, may follow
+            self._mode = _FENCE
+            self._fence.after_call()
+        if kind is Value.STRIPPED:
+            if parsed.calls and all(_key(c) in self._found for c in parsed.calls):
+                return  # an echo of this reply's call
+            self._tentative.append((raw, parsed))
+            return
+        self._add(parsed, bare=kind is Value.PYTHONIC)
+        if parsed.rest:
+            self._push_text([parsed.rest])
 
     def _step_fence(self, text: str, i: int) -> int:
         fence = self._fence
@@ -345,8 +647,13 @@ class TextCallFilter:
         if fence.end is FenceEnd.TEXT:
             return self._refeed(text, i, [fence.held])
         if fence.end is FenceEnd.CALL:
-            self._begin_json(text[i], fence.held, fence=True)
-            return i + 1
+            if text[i] in "{[":
+                self._begin_json(text[i], fence.held, fence=True)
+                return i + 1
+            # Gemma 3: ```tool_code, then get_weather(city="Rome")
+            self._mode = _VALUE
+            self._value.begin(Value.CODE, "", lead=fence.held)
+            return i
         if fence.end is FenceEnd.CLOSED:
             self._mode = _TEXT
             self._removed()
@@ -379,6 +686,8 @@ class TextCallFilter:
         self._mode = _TEXT
         self._removed()
         self._add(result)
+        if result.rest:
+            self._push_text([result.rest])
 
     # --- end of stream ----------------------------------------------------
 
@@ -388,18 +697,47 @@ class TextCallFilter:
         self._mode = _TEXT
         if mode == _TAG:
             tag, self._tag = self._tag, ""
-            if len(tag) < _DROP_PARTIAL:
-                self._emit(tag)
+            if len(tag) < _DROP_PARTIAL or not is_listed_prefix(tag):
+                if tag[0] == "[" and self._tag_line and len(tag) > 1:
+                    self._begin_list(tag, len(tag), tag)
+                else:
+                    self._emit(tag)
+        elif mode == _WORD:
+            word, self._word = self._word, ""
+            if word != THOUGHT_LINE:
+                self._emit(word)
         elif mode == _THINK:
             if self._think_hold:
-                self._think_out.append(self._think_hold)
+                self._thought(self._think_hold)
             self._think_hold = ""
+            calls, self._think_calls = self._think_calls, []
+            guessed, self._guessed = self._guessed, []
+            self._guess = False
+            self._think_out.extend(self._think_after)
+            self._think_after = []
+            for _, parsed in calls:  # the call ended the thinking
+                self._removed()
+                self._add(parsed)
+            self._push_text(guessed)  # no </think>: they were the answer
         elif mode == _BLOCK:
             result = self._block.cut_off()
             self._removed()
-            self._add(result)
+            if self._block_in_think:
+                self._think_block(result)
+                self._mode = _THINK
+                return
+            if result.calls or result.problems:
+                self._add(result)
             if result.rest:
                 self._stack.append((result.rest, 0, False))
+        elif mode == _VALUE:
+            kind = self._value.kind
+            cut = self._value.cut_off()
+            if cut is None:  # words after all
+                self._push_text(self._value.held())
+            else:
+                self._removed()
+                self._add(cut, bare=kind is Value.PYTHONIC)
         elif mode == _FENCE:
             self._push_text([self._fence.cut_off()])
         elif mode == _JSON:

@@ -2,22 +2,22 @@
 
 Hermes: one or more JSON call objects (or a JSON list of them), see
 :mod:`.json_calls`. Qwen3-Coder: ``<function=...>`` blocks, see
-:mod:`.qwen_xml`. The opening tag may carry more (``<tool_call id="1">``).
+:mod:`.qwen_xml`. GLM: ``NAME`` then ``<arg_key>``/``<arg_value>`` pairs. The opening tag may carry more (``<tool_call id="1">``).
 """
 
 from __future__ import annotations
 
 import re
+from typing import Any
 
-from .json_calls import json_call
+from .call_lists import parse_json_values
+from .coercion import coerce_value
 from .markup import (
-    DECODER,
     FUNC,
     FUNC_END,
     TOOL_CALL,
     TOOL_CALL_END,
     Parsed,
-    json_reason,
     problem,
     strip_think,
 )
@@ -25,6 +25,11 @@ from .names import ToolNames
 from .qwen_xml import parse_function
 
 _TAG_REST_RE = re.compile(r"[^<>{\[]*>")
+ARG_KEY = "<arg_key>"
+_GLM_ARG = re.compile(
+    r"<arg_key>(.*?)</arg_key>\s*(?:<arg_value>(.*?)(?:</arg_value>|(?=<arg_key>)|\Z))?",
+    re.DOTALL,
+)
 
 
 def parse_tool_call(body: str, tools: ToolNames, *, closed: bool) -> Parsed:
@@ -40,6 +45,8 @@ def parse_tool_call(body: str, tools: ToolNames, *, closed: bool) -> Parsed:
         body = body[m.end() :]
     if FUNC in body:
         _parse_functions(body, tools, closed, out)
+    elif ARG_KEY in body:
+        _parse_glm(body, tools, closed, markup, out)
     else:
         _parse_json(body, tools, closed, markup, out)
     return out
@@ -72,28 +79,7 @@ def _parse_functions(body: str, tools: ToolNames, closed: bool, out: Parsed) -> 
 def _parse_json(
     text: str, tools: ToolNames, closed: bool, markup: str, out: Parsed
 ) -> None:
-    pos = 0
-    n = len(text)
-    while True:
-        while pos < n and (text[pos].isspace() or text[pos] == ","):
-            pos += 1
-        if pos >= n or text[pos] not in "{[":
-            break
-        try:
-            value, pos = DECODER.raw_decode(text, pos)
-        except (ValueError, RecursionError) as err:
-            reason = f"invalid JSON ({json_reason(err, position=False)})"
-            if not closed:
-                reason += ", the reply ended inside the call"
-            out.problems.append(problem(reason, markup))
-            return
-        for item in value if isinstance(value, list) else [value]:
-            got = json_call(item, tools, tagged=True)
-            if isinstance(got, tuple):
-                out.calls.append(got)
-            else:
-                out.problems.append(problem(got or "not a call", markup))
-    rest = text[pos:]
+    rest = parse_json_values(text, tools, closed=closed, out=out, markup=markup)
     if not out.calls and not out.problems:
         reason = (
             'expected a JSON object with "name" and "arguments"'
@@ -103,3 +89,26 @@ def _parse_json(
         out.problems.append(problem(reason, markup))
     elif not closed and rest.strip():
         out.rest = rest
+
+
+def _parse_glm(
+    body: str, tools: ToolNames, closed: bool, markup: str, out: Parsed
+) -> None:
+    """GLM 4.5 to 4.7: ``NAME<arg_key>KEY</arg_key><arg_value>VALUE</arg_value>…``,
+    each value typed by the tool's schema as Qwen3-Coder XML values are."""
+    written = body[: body.find(ARG_KEY)].strip()
+    if not written or any(c.isspace() or c in "<>{}" for c in written):
+        out.problems.append(problem("invalid function name", markup))
+        return
+    name = tools.resolve(written) or written
+    args: dict[str, Any] = {}
+    for m in _GLM_ARG.finditer(body):
+        key = m.group(1).strip()
+        if m.group(2) is None:
+            if closed or m.end() < len(body):
+                out.problems.append(problem(f"no value for '{key}'", markup))
+            else:
+                out.problems.append(problem("the reply ended inside the call", markup))
+            return
+        args[key] = coerce_value(m.group(2), tools.param_schema(name, key))
+    out.calls.append((name, args))

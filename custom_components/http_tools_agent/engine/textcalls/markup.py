@@ -53,6 +53,7 @@ class Parsed:
     rest: str = ""  # text after the calls of an unclosed block: released as text
     repaired: int = 0  # calls read from near-JSON (`repair.py`)
     stop: bool = False  # the reply ran off: read no further
+    channel: str | None = None  # a gpt-oss header: what its message is
 
 
 def problem(reason: str, markup: str) -> str:

@@ -35,7 +35,15 @@ def _verb_key(name: str) -> tuple[str, ...] | None:
 class ToolNames:
     """The offered tools: resolves written names, knows parameter schemas."""
 
-    __slots__ = ("_bare", "_exact", "_lower", "_suffix", "_verbs")
+    __slots__ = (
+        "_bare",
+        "_exact",
+        "_lower",
+        "_offered",
+        "_prefixes",
+        "_suffix",
+        "_verbs",
+    )
 
     def __init__(self, tools: Mapping[str, Mapping[str, Any]]) -> None:
         """Index ``tools`` (offered name -> JSON Schema ``parameters``)."""
@@ -57,6 +65,10 @@ class ToolNames:
                 self._verbs.setdefault(key, []).append(name)
             for form in {name, name.rpartition("__")[2]}:
                 self._bare.setdefault(_bare(form), []).append(name)
+        offered = frozenset(self._exact) | frozenset(self._suffix)
+        self._prefixes = frozenset(
+            form[:k] for form in offered for k in range(1, len(form) + 1)
+        )
 
     def __bool__(self) -> bool:
         """Whether any tool is offered."""
@@ -97,6 +109,29 @@ class ToolNames:
         if prefix and tail:
             return self.resolve(tail)
         return None
+
+    def required(self, tool: str) -> list[str]:
+        """The parameters a call of ``tool`` must give, in the schema's order;
+        a tool of one parameter requires it (positional values fill these)."""
+        schema = self._exact.get(tool) or {}
+        required = schema.get("required")
+        if isinstance(required, list) and required:
+            return [key for key in required if isinstance(key, str)]
+        props = schema.get("properties")
+        return list(props) if isinstance(props, Mapping) and len(props) == 1 else []
+
+    def exact(self, written: str) -> str | None:
+        """The offered name written exactly (or after its namespace's
+        ``__``): a call whose markers the server stripped must name its tool
+        so, never by a near spelling."""
+        if written in self._exact:
+            return written
+        found = self._suffix.get(written)
+        return found[0] if found is not None and len(found) == 1 else None
+
+    def may_start(self, word: str) -> bool:
+        """Whether ``word`` begins an offered name (or one after its ``__``)."""
+        return word in self._prefixes
 
     def param_schema(self, tool: str, param: str) -> Mapping[str, Any] | None:
         """JSON Schema of one parameter of an offered tool, if declared."""

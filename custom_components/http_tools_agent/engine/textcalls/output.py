@@ -30,6 +30,9 @@ class FilterOutput:
     # The reply ran off inside a call (`bare_json.MAX_CALL_CHARS`): the
     # filter reads nothing more of it, and the caller may stop reading.
     stopped: bool = False
+    # A `</think>` came with no `<think>`: the prompt opened the thinking
+    # (a template that starts the reply inside `<think>`).
+    unopened_think: bool = False
 
     def extend(self, other: FilterOutput) -> None:
         """Append ``other`` (a later step) to this output."""
@@ -38,5 +41,6 @@ class FilterOutput:
         self.held += other.held
         self.repaired += other.repaired
         self.stopped = self.stopped or other.stopped
+        self.unopened_think = self.unopened_think or other.unopened_think
         self.calls.extend(other.calls)
         self.problems.extend(other.problems)
