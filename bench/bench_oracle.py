@@ -7,10 +7,13 @@ passes when every call the oracle makes runs in its round, no other tool
 request runs, and its answers are spoken unchanged.
 
     .venv/bin/python -m bench.bench_oracle [--profiles capable,auto,small]
-        [--rules]
+        [--rules] [--families]
 
 `--rules` adds the small profile without each of its rules in turn
 (`small-no-<rule>`): what each rule costs a model that is right.
+`--families` adds the calls written as the 2026 families write them
+(pythonic, Mistral's `[TOOL_CALLS]`, Gemma 4, gpt-oss): what reading them
+costs a model that is right.
 """
 
 from __future__ import annotations
@@ -23,18 +26,20 @@ from dataclasses import fields
 from bench._ha import home_assistant, machine, table
 from bench.bench_real_model import small_rules
 from custom_components.http_tools_agent.small.rules import Rules
-from tests.oracle.run import FORMATS, PROFILES, Outcome, run_scenario
+from tests.oracle.run import FAMILY_FORMATS, FORMATS, PROFILES, Outcome, run_scenario
 from tests.oracle.scenarios import SCENARIOS
 
 
-async def run(profiles: list[str]) -> dict[tuple[str, str], list[Outcome]]:
+async def run(
+    profiles: list[str], formats: tuple[str, ...] = FORMATS
+) -> dict[tuple[str, str], list[Outcome]]:
     """Every scenario, per profile (`small-no-<rule>`: small without that
     rule) and call format."""
     results: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
     for profile in profiles:
         setting, _, rule = profile.partition("-no-")
         with small_rules({rule: False} if rule else None):
-            for fmt in FORMATS:
+            for fmt in formats:
                 for scenario in SCENARIOS:
                     async with home_assistant() as hass:
                         outcome = await run_scenario(hass, scenario, setting, fmt)
@@ -87,12 +92,14 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     parser.add_argument("--profiles", default=",".join(PROFILES))
     parser.add_argument("--rules", action="store_true")
+    parser.add_argument("--families", action="store_true")
     args = parser.parse_args()
     profiles = args.profiles.split(",")
     if args.rules:
         profiles += [f"small-no-{rule.name}" for rule in fields(Rules)]
     print(f"Machine: {machine()}")
-    report(asyncio.run(run(profiles)))
+    formats = FORMATS + (FAMILY_FORMATS if args.families else ())
+    report(asyncio.run(run(profiles, formats)))
 
 
 if __name__ == "__main__":

@@ -36,6 +36,7 @@ from .lexicon import guess_language
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
 from .server.errors import ServerAuthError, ServerUnavailableError
 from .server.profiles import ProfileChoice, choose_profile
+from .server.thinking import OpenThinking
 from .small.rules import rules_for
 from .tools.llm_api import AgentScope
 from .turn.context_fit import ContextWindow
@@ -70,6 +71,8 @@ class HttpToolsAgentEntity(Entity):
         self.notes = MessageNotes()
         # How much history fits the server's context (`turn/context_fit.py`).
         self.context = ContextWindow()
+        # Whether the model's replies start inside thinking (`server/thinking.py`).
+        self.open_thinking = OpenThinking()
         # The profile last logged (`server/profiles.py`): logged again on a change.
         self._logged_profile: ProfileChoice | None = None
         self._attr_unique_id = subentry.subentry_id
@@ -148,6 +151,7 @@ class HttpToolsAgentEntity(Entity):
             self.notes,
             self.entry.runtime_data.server_info,
             self.context,
+            self.open_thinking,
             profile=profile,
             rules=rules,
             offered=chat_tools(chat_log.llm_api) if chat_log.llm_api else ChatTools(),

@@ -62,7 +62,9 @@ mixed_text = st.lists(
         st.sampled_from(FRAGMENTS),
         st.sampled_from(PROSE_WORDS),
         st.sampled_from([c[1] for c in CASES]),
-        st.text(alphabet='<>{}[]`"\\/=:,_ \nabcthinkfunctiolprmeg', max_size=12),
+        st.text(
+            alphabet='<>{}[]()|`"\\/=:,_ \nabcthinkfunctiolprmegATOLSRG', max_size=12
+        ),
     ),
     max_size=14,
 ).map("".join)

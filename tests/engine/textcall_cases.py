@@ -18,6 +18,9 @@ import re
 from typing import Any
 
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
+_FAMILIES = json.loads(
+    (FIXTURES.parent / "families" / "families.json").read_text(encoding="utf-8")
+)
 _LINE_END = re.compile(r"\r\n|\r|\n")
 
 
@@ -872,6 +875,43 @@ FRAGMENTS: list[str] = [
     "</parameter>",
     "</function>",
     '<tool_call>{"name": "get_weather", "arguments": {"city": </tool_call>',
+    # The 2026 families (`tests/fixtures/families/families.json`) and their
+    # markers alone.
+    *(case["reply"] for case in _FAMILIES["calls"]),
+    *(case["reply"] for case in _FAMILIES["answers"]),
+    "[TOOL_CALLS]",
+    "[ARGS]",
+    "[CALL_ID]",
+    "[THINK]",
+    "[/THINK]",
+    "<|tool_call>",
+    "<tool_call|>",
+    '<|"|>',
+    "<|channel>",
+    "<channel|>",
+    "<|channel|>analysis<|message|>",
+    "<|end|>",
+    "<|start|>assistant",
+    "<|call|>",
+    "<|python_tag|>",
+    "<|tool_call_start|>",
+    "<|tool_call_end|>",
+    "<TOOLCALL>",
+    "functools[",
+    "functools",
+    "thought\n",
+    "call:get_weather{",
+    "get_weather{",
+    "get_weather(",
+    "[get_weather(",
+    'city="Rome")',
+    ")]",
+    "<arg_key>city</arg_key>",
+    "<arg_value>Rome</arg_value>",
+    "<start_function_call>",
+    "<escape>",
+    "<|eot_id|>",
+    "</s>",
     "<b>",
     " 3 < 5 ",
     "```",

@@ -14,10 +14,16 @@ type Tools = Mapping[str, Mapping[str, Any]]
 
 
 def filter_stream(
-    deltas: Iterable[str], tools: Tools, *, after_tool_results: bool = False
+    deltas: Iterable[str],
+    tools: Tools,
+    *,
+    after_tool_results: bool = False,
+    think_open: bool = False,
 ) -> tuple[FilterOutput, list[FilterOutput]]:
     """Feed ``deltas`` one by one; return the merged output and each step's."""
-    flt = TextCallFilter(tools, after_tool_results=after_tool_results)
+    flt = TextCallFilter(
+        tools, after_tool_results=after_tool_results, think_open=think_open
+    )
     steps = [flt.feed(d) for d in deltas]
     steps.append(flt.finish())
     total = FilterOutput()

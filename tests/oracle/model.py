@@ -121,8 +121,52 @@ class Seen:
     ran: bool | None = None  # None: no request came after it
 
 
+def _py(value: object) -> str:
+    """A value as a Python literal (what pythonic calls hold)."""
+    return repr(value)
+
+
+def _gemma(value: object) -> str:
+    """A value in Gemma 4's argument syntax."""
+    if isinstance(value, str):
+        return f'<|"|>{value}<|"|>'
+    if isinstance(value, dict):
+        return "{" + ",".join(f"{k}:{_gemma(v)}" for k, v in value.items()) + "}"
+    if isinstance(value, list):
+        return "[" + ",".join(_gemma(v) for v in value) + "]"
+    return json.dumps(value)
+
+
 def write_calls(calls: Sequence[Call], fmt: str) -> str:
-    """The calls as a model writes them in text."""
+    """The calls as a model writes them in text (each family's format:
+    `tests/fixtures/families/families.json`)."""
+    if fmt == "pythonic":  # Llama 3.2, Gemma 3, LFM2 without its markers
+        return (
+            "["
+            + ", ".join(
+                f"{_short(c.name)}("
+                + ", ".join(f"{k}={_py(v)}" for k, v in c.arguments.items())
+                + ")"
+                for c in calls
+            )
+            + "]"
+        )
+    if fmt == "mistral":
+        return "".join(
+            f"[TOOL_CALLS]{c.name}[ARGS]{json.dumps(c.arguments)}" for c in calls
+        )
+    if fmt == "gemma4":
+        return "".join(
+            f"<|tool_call>call:{_short(c.name)}{_gemma(c.arguments)}<tool_call|>"
+            for c in calls
+        )
+    if fmt == "harmony":
+        return "".join(
+            "<|start|>assistant<|channel|>commentary "
+            f"to=functions.{c.name} <|constrain|>json<|message|>"
+            f"{json.dumps(c.arguments)}<|call|>"
+            for c in calls
+        )
     if fmt == "hermes":
         return "\n".join(
             "<tool_call>\n"

@@ -28,6 +28,9 @@ from .scenarios import Scenario
 # tells (`local`): what a new user of a 7B model behind an alias gets.
 PROFILES = ("capable", "auto", "small")
 FORMATS = ("structured", "text")
+# The 2026 families' formats (`bench.bench_oracle --families`): each
+# scenario's calls written so instead of its own text format.
+FAMILY_FORMATS = ("pythonic", "mistral", "gemma4", "harmony")
 # Questions a turn may ask before it acts (one per held call).
 MAX_CONFIRMATIONS = 3
 # The assist tools a scenario may call (everything else is an HTTP tool).
@@ -60,7 +63,13 @@ async def run_scenario(
     agent: dict[str, Any] | None = None,
 ) -> Outcome:
     """One conversation of the scenario with the oracle on a fresh agent."""
-    text_format = scenario.text_format if fmt == "text" else "structured"
+    text_format = (
+        scenario.text_format
+        if fmt == "text"
+        else fmt
+        if fmt in FAMILY_FORMATS
+        else "structured"
+    )
     apis = [API_ID, llm.LLM_API_ASSIST] if scenario.assist else [API_ID]
     if scenario.assist:
         await async_demo_house(hass)

@@ -83,6 +83,11 @@ class Reply:
     # The reply is an AI task's data, not speech: its words are kept as the
     # model wrote them (markdown, JSON, any length).
     data: bool = False
+    # The prompt opened `<think>` (`server/thinking.py`): the first words
+    # are held as possible thinking.
+    think_open: bool = False
+    # A `</think>` closed thinking never opened, after words were released.
+    unopened_think: bool = False
     text: str = ""
     thinking: str = ""
     # JSON the filter kept from speech (an echo of a result).
@@ -118,7 +123,9 @@ class Reply:
         # echoes a result, or is a model's idea of an answer
         # (`{"id": "1234567890", "qty": 2, …}` for "Add apples and pears").
         # A task's data may be a JSON object: it is the answer.
-        self._filter = TextCallFilter(self.names, after_tool_results=not self.data)
+        self._filter = TextCallFilter(
+            self.names, after_tool_results=not self.data, think_open=self.think_open
+        )
         self.speech = None if self.data else SpokenText()
 
     @property
@@ -338,6 +345,7 @@ class Reply:
             deltas.append({"thinking_content": out.thinking})
         self.repaired += out.repaired
         self.ran_off = self.ran_off or out.stopped
+        self.unopened_think = self.unopened_think or out.unopened_think
         spoken = out.text
         if spoken and self.speech is not None:
             spoken = self.speech.feed(spoken)

@@ -20,6 +20,7 @@ from ..engine.textcalls import ToolNames
 from ..lexicon import LEXICONS
 from ..server.info import ServerInfo
 from ..server.profiles import Evidence, Profile, ProfileChoice
+from ..server.thinking import OpenThinking
 from ..small.answer import MoreOf, texts_of
 from ..small.rules import HISTORY as SMALL_HISTORY, PLAIN, Rules
 from .calls import Asked, CallGate, trusted_ids
@@ -49,6 +50,7 @@ class Turn:
     notes: MessageNotes
     server: ServerInfo = field(default_factory=ServerInfo)
     context: ContextWindow = field(default_factory=ContextWindow)
+    open_thinking: OpenThinking = field(default_factory=OpenThinking)
     profile: ProfileChoice = field(
         default_factory=lambda: ProfileChoice(Profile.CAPABLE, Evidence.UNKNOWN)
     )
@@ -185,6 +187,7 @@ class Turn:
             spoken_check=sentence_check(self),
             cut_note=self.cut_note,
             data=self.data,
+            think_open=self.open_thinking.holds(self.server.kind, self.options.model),
         )
 
     def request(self, ask: Ask = Ask.ROUND) -> Request:
@@ -194,6 +197,8 @@ class Turn:
     def after_reply(self, reply: Reply) -> None:
         """What a reply leaves for the rest of the turn."""
         self.unreadable += bool(reply.unreadable)
+        if reply.unopened_think:
+            self.open_thinking.learn(self.options.model)
 
     def next_round(self) -> None:
         """A round's calls ran: the next request is a new round."""

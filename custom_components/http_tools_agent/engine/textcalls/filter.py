@@ -239,7 +239,11 @@ class TextCallFilter:
     def _emit(self, seg: str) -> None:
         if not seg:
             return
-        if self._tentative and not seg.isspace():
+        if self._tentative:
+            if seg.isspace():  # kept with the calls: words or nothing
+                raw, parsed = self._tentative[-1]
+                self._tentative[-1] = (raw + seg, parsed)
+                return
             # Words after calls whose markers were dropped: those were words.
             seg = "".join(raw for raw, _ in self._tentative) + seg
             self._tentative = []
@@ -355,16 +359,17 @@ class TextCallFilter:
                 self._tag = "<"
                 self._tag_line = False
                 return p + 1
-            if p == 0 and self._skip:
-                j = p + 1
-                continue
-            line_start = self._blank_at(text, i, p)
-            if c == "[":
+            skipped = p == 0 and self._skip
+            if c == "[":  # a marker anywhere; a list at a line's start
                 self._emit(text[i:p])
                 self._mode = _TAG
                 self._tag = "["
-                self._tag_line = line_start
+                self._tag_line = not skipped and self._blank_at(text, i, p)
                 return p + 1
+            if skipped:
+                j = p + 1
+                continue
+            line_start = self._blank_at(text, i, p)
             if not line_start:
                 j = p + 1
                 continue
@@ -478,7 +483,7 @@ class TextCallFilter:
             assert found.value is not None
             self._begin_value(found.value, "")
         else:  # a stray marker: dropped
-            if tag == THINK_END:
+            if tag == THINK_END and self._started:
                 self._unopened_think = True
             self._mode = _TEXT
             self._removed()
@@ -594,9 +599,11 @@ class TextCallFilter:
                 self._removed()
                 self._channel(parsed.channel)
                 return i
-            self._end_markup(parsed)
+            rest = self._end_markup(parsed)
             if block.reopen is not None:
                 self._open(block.reopen, opened(block.reopen))
+            if rest:
+                return self._then_text(text, i, rest)
         return i
 
     def _channel(self, header: str) -> None:
@@ -621,10 +628,13 @@ class TextCallFilter:
         if scanner.rejected:  # words after all
             return self._refeed(text, i, scanner.held())
         if scanner.parsed is not None:
-            self._value_done(scanner.parsed, scanner)
+            rest = self._value_done(scanner.parsed, scanner)
+            if rest:
+                return self._then_text(text, i, rest)
         return i
 
-    def _value_done(self, parsed: Parsed, scanner: ValueBlock) -> None:
+    def _value_done(self, parsed: Parsed, scanner: ValueBlock) -> str:
+        """A value ended; returns the words it left (read next)."""
         kind = scanner.kind
         raw = scanner.raw
         self._mode = _TEXT
@@ -632,14 +642,19 @@ class TextCallFilter:
         if kind is Value.CODE:  # more calls, or the fence's end, may follow
             self._mode = _FENCE
             self._fence.after_call()
-        if kind is Value.STRIPPED:
-            if parsed.calls and all(_key(c) in self._found for c in parsed.calls):
-                return  # an echo of this reply's call
-            self._tentative.append((raw, parsed))
-            return
+        if kind is Value.STRIPPED and not parsed.stop:
+            if not (parsed.calls and all(_key(c) in self._found for c in parsed.calls)):
+                self._tentative.append((raw, parsed))  # else an echo: dropped
+            return ""
         self._add(parsed, bare=kind is Value.PYTHONIC)
-        if parsed.rest:
-            self._push_text([parsed.rest])
+        return parsed.rest
+
+    def _then_text(self, text: str, rest: int, first: str) -> int:
+        """Process ``first`` as text (what a piece of markup left), then the
+        rest of ``text``."""
+        self._stack.append((text, rest, False))
+        self._push_text([first])
+        return len(text)
 
     def _step_fence(self, text: str, i: int) -> int:
         fence = self._fence
@@ -681,13 +696,13 @@ class TextCallFilter:
                 self._fence.after_call()
         return i
 
-    def _end_markup(self, result: Parsed) -> None:
-        """A piece of markup ended: back to text, with what it gave."""
+    def _end_markup(self, result: Parsed) -> str:
+        """A piece of markup ended: back to text, with what it gave; returns
+        the words it left (read next)."""
         self._mode = _TEXT
         self._removed()
         self._add(result)
-        if result.rest:
-            self._push_text([result.rest])
+        return result.rest
 
     # --- end of stream ----------------------------------------------------
 
@@ -738,6 +753,8 @@ class TextCallFilter:
             else:
                 self._removed()
                 self._add(cut, bare=kind is Value.PYTHONIC)
+                if cut.rest:
+                    self._push_text([cut.rest])
         elif mode == _FENCE:
             self._push_text([self._fence.cut_off()])
         elif mode == _JSON:

@@ -170,10 +170,10 @@ THOUGHT_LINE = "thought"  # Gemma 4's thought channel, its markers dropped
 # Special tokens of the usual shapes: <|name|>, <|name> (Gemma 4), and
 # DeepSeek's with full-width bars (U+FF5C).
 _SPECIAL_FULL = re.compile(
-    "<\\|[^|<>\\s]{1,40}\\|>|<\\|[a-z_]{1,40}>|<\uff5c[^\uff5c<>\\s]{1,40}\uff5c>"
+    "<\\|[^|<>\\s\\[\\](){}]{1,40}\\|>|<\\|[a-z_]{1,40}>|<\uff5c[^\uff5c<>\\s]{1,40}\uff5c>"
 )
 _SPECIAL_PREFIX = re.compile(
-    "<(?:\\|[^|<>\\s]{0,40}\\|?|\uff5c[^\uff5c<>\\s]{0,40}\uff5c?)?"
+    "<(?:\\|[^|<>\\s\\[\\](){}]{0,40}\\|?|\uff5c[^\uff5c<>\\s]{0,40}\uff5c?)?"
 )
 _MARKER_PREFIXES = frozenset(m[:k] for m in MARKERS for k in range(1, len(m) + 1))
 _BRACKET_PREFIXES = frozenset(p for p in _MARKER_PREFIXES if p[0] == "[")

@@ -58,7 +58,9 @@ class ValueBlock:
         "_after",
         "_depth",
         "_esc",
+        "_head",
         "_lead",
+        "_length",
         "_parts",
         "_quote",
         "_started",
@@ -81,8 +83,10 @@ class ValueBlock:
         self.kind = kind
         self._lead = lead
         self._after = False  # Llama's ';' may join another call
+        self._head = ""  # what came before the value (Mistral's name, markers)
         self.raw = ""
         self._parts = [prefix] if prefix else []
+        self._length = len(prefix)
         self._depth = 1 if kind is Value.PYTHONIC else 0
         self._started = kind is Value.PYTHONIC
         self._quote = ""
@@ -97,7 +101,7 @@ class ValueBlock:
 
     def held(self) -> list[str]:
         """The text read, given back as words."""
-        held, self._parts = [self._lead, *self._parts], []
+        held, self._parts = [self._lead, "".join(self._parts)], []
         return held
 
     def feed(self, text: str, i: int) -> int:
@@ -105,12 +109,15 @@ class ValueBlock:
         n = len(text)
         start = i
         while i < n:
+            if self._length + i - start >= MAX_CALL_CHARS:
+                return self._overlong(text, start, i)
             c = text[i]
             i += 1
             if self._after:
                 if c == ";":
                     self._after = False
                     self._started = False
+                    self._head = ""
                 elif not c.isspace():
                     return self._done(text, start, i - 1)
                 continue
@@ -123,16 +130,18 @@ class ValueBlock:
                     self._quote = ""
                 continue
             if not self._started:
-                if c in "{[(" and self._may_open(text[start : i - 1], c):
+                if c in "{[(" and self._may_open(c):
                     self._started = True
                     self._depth = 1
-                elif not self._head_ok(text[start:i]):
-                    return self._reject(text, start, i - 1)
+                else:
+                    self._head += c
+                    if not self._head_ok(self._head):
+                        return self._reject(text, start, i - 1)
                 continue
             if (
                 self.kind is Value.PYTHONIC
                 and self._depth == 1
-                and c not in "[]()"
+                and c not in "[])"
                 and not self._named(text[start:i])
             ):
                 return self._reject(text, start, i - 1)
@@ -148,16 +157,21 @@ class ValueBlock:
                         continue
                     return self._done(text, start, i)
         self._parts.append(text[start:n])
-        if sum(map(len, self._parts)) > MAX_CALL_CHARS:
-            raw = self.text[:MAX_CALL_CHARS]
-            self._parts = []
-            if self.kind is Value.PYTHONIC:
-                self.rejected = True
-                self._parts = [raw]
-                return n
-            reason = f"the call is longer than {MAX_CALL_CHARS} characters"
-            self.parsed = Parsed(problems=[problem(reason, raw)], stop=True)
+        self._length += n - start
         return n
+
+    def _overlong(self, text: str, start: int, i: int) -> int:
+        """Longer than any call: words when no marker made it a call, else
+        broken (a string left open), and the reply is read no further."""
+        self._parts.append(text[start:i])
+        if self.kind is Value.PYTHONIC:
+            self.rejected = True
+            return i
+        raw = self.text
+        self._parts = []
+        reason = f"the call is longer than {MAX_CALL_CHARS} characters"
+        self.parsed = Parsed(problems=[problem(reason, raw)], stop=True)
+        return i
 
     def cut_off(self) -> Parsed | None:
         """The reply ended inside the call: what it gave; None: words."""
@@ -180,16 +194,15 @@ class ValueBlock:
 
     # --- the head: what comes before the value ----------------------------
 
-    def _may_open(self, head: str, c: str) -> bool:
-        """Whether ``c`` opens the value after ``head`` (for Mistral, ``[``
-        after a name opens ``[ARGS]`` or ``[CALL_ID]``, not the value)."""
+    def _may_open(self, c: str) -> bool:
+        """Whether ``c`` opens the value (for Mistral, ``[`` after a name
+        opens ``[ARGS]`` or ``[CALL_ID]``, not the value)."""
         if self.kind is Value.MISTRAL and c == "[":
-            return not (self.text + head).strip()
+            return not self._head.strip()
         return True
 
-    def _head_ok(self, head: str) -> bool:
+    def _head_ok(self, so_far: str) -> bool:
         """Whether what precedes the value may still be a call's head."""
-        so_far = self.text + head
         if self.kind is Value.MISTRAL:
             return _mistral_head(so_far)
         if self.kind in (Value.SEQUENCE, Value.CODE):  # brave_search.call(…)
