@@ -120,7 +120,7 @@ def _slot_kind(name: str, schema: object) -> str | None:
         return None
     if schema.get("type") not in _WILDCARD_TYPES:
         return (
-            f"parameter '{name}' is {type_name(schema.get('type'))}: a slot "
+            f"parameter '{name}' has type {schema.get('type')}: a slot "
             "fills only a string, number or integer parameter, or one with an enum"
         )
     return None
