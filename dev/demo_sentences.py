@@ -5,8 +5,10 @@ The README's requests ("What's the weather in Rome?", "What's on my
 shopping list?", "Add bread to the demo shopping list.", "Remove the
 bread.", "Send a notification saying the laundry is done.") and the
 everyday ways of saying each, in the five languages the agent speaks.
-Adding names the demo's list ("demo shopping list"), so Home Assistant's
-own shopping list keeps "add milk to my shopping list" (README). Home
+Adding, and removing from a list, name the demo's list ("demo shopping
+list"), so Home Assistant's own shopping list keeps "add milk to my
+shopping list" and "remove milk from my shopping list" (README,
+docs/voice.md); "Remove the bread." names no list. Home
 Assistant drops punctuation before matching: none here.
 """
 
@@ -95,24 +97,24 @@ SENTENCES: dict[str, dict[str, list[str]]] = {
     },
     "remove_item": {
         "en": [
-            "(remove|delete) [the] {name} from [my|the] [demo] shopping list",
-            "take [the] {name} off [my|the] [demo] shopping list",
+            "(remove|delete) [the] {name} from [my|the] demo shopping list",
+            "take [the] {name} off [my|the] demo shopping list",
             "(remove|delete) the {name}",
         ],
         "de": [
-            "(entferne|lösche|streiche) {name} von der [demo] einkaufsliste",
+            "(entferne|lösche|streiche) {name} von der demo einkaufsliste",
             "(entferne|lösche) (das|die|den) {name}",
         ],
         "es": [
-            "(quita|borra|elimina) {name} de la lista de (compras|la compra) [demo]",
+            "(quita|borra|elimina) {name} de la lista de (compras|la compra) demo",
             "(quita|borra|elimina) (el|la|los|las) {name}",
         ],
         "fr": [
-            "(enlève|supprime|retire) {name} de [ma|la] liste de courses [démo]",
+            "(enlève|supprime|retire) {name} de [ma|la] liste de courses démo",
             "(enlève|supprime|retire) (le|la|les) {name}",
         ],
         "it": [
-            "(togli|rimuovi|elimina|cancella) {name} dalla lista della spesa [demo]",
+            "(togli|rimuovi|elimina|cancella) {name} dalla lista della spesa demo",
             "(togli|rimuovi|elimina|cancella) (il|la|lo|i|le|gli) {name}",
         ],
     },

@@ -15,7 +15,11 @@ import sys
 from typing import Any
 
 from homeassistant.components.assist_pipeline import PipelineEventType
-from homeassistant.components.assist_pipeline.pipeline import async_get_pipeline
+from homeassistant.components.assist_pipeline.pipeline import (
+    KEY_ASSIST_PIPELINE,
+    async_get_pipeline,
+)
+from homeassistant.components.conversation import HOME_ASSISTANT_AGENT
 from homeassistant.components.conversation.agent_manager import get_agent_manager
 from homeassistant.core import HomeAssistant
 import pytest
@@ -225,7 +229,7 @@ async def test_a_no_removes_nothing(
 ) -> None:
     """A "no" to the question runs nothing, and the agent says so."""
     await start_demo(hass, demo_config)
-    asked = await ask(hass, "Remove the milk from the shopping list.")
+    asked = await ask(hass, "Remove the milk from the demo shopping list.")
     conversation_id = asked["intent_output"]["conversation_id"]
 
     answered = await ask(hass, "no", conversation_id=conversation_id)
@@ -281,3 +285,47 @@ async def test_the_sentences_follow_the_tools(
     (entry,) = hass.config_entries.async_entries(DOMAIN)
     assert await hass.config_entries.async_unload(entry.entry_id)
     assert manager.trigger_sentences == []
+
+
+async def test_with_another_agent_an_asking_change_runs_nothing(
+    hass: HomeAssistant,
+    demo_config: Path,
+    llm_server: FakeLLMServer,
+    tools: DemoToolServer,
+) -> None:
+    """Through an assistant on Home Assistant's own agent, which cannot take
+    the yes to this integration's question: the sentence says to ask our
+    agent, and nothing is removed; a sentence that does not ask still runs."""
+    await start_demo(hass, demo_config)
+    store = hass.data[KEY_ASSIST_PIPELINE].pipeline_store
+    theirs = await store.async_create_item(
+        {
+            "name": "Home Assistant's own",
+            "language": "en",
+            "conversation_engine": HOME_ASSISTANT_AGENT,
+            "conversation_language": "en",
+            "stt_engine": None,
+            "stt_language": None,
+            "tts_engine": None,
+            "tts_voice": None,
+            "tts_language": None,
+            "wake_word_entity": None,
+            "wake_word_id": None,
+            "prefer_local_intents": False,
+        }
+    )
+
+    async def ask_theirs(text: str) -> str:
+        events = await pipeline_events(hass, text, pipeline=theirs)
+        (end,) = [e for e in events if e.type is PipelineEventType.INTENT_END]
+        assert end.data is not None
+        return speech(end.data)
+
+    assert await ask_theirs("Remove the milk.") == said(
+        "en", "sentence_confirm_elsewhere"
+    )
+    assert "milk" in [i["name"] for i in tools.items.values()]
+    assert await ask_theirs("What's the weather in Oslo?") == said(
+        "en", "tool_result_only", result=weather_words("Oslo")
+    )
+    assert [r.target for r in tools.requests] == ["GET /weather/Oslo"]
