@@ -15,40 +15,42 @@ Assistant drops punctuation before matching: none here.
 from __future__ import annotations
 
 # tool -> language -> templates (Home Assistant's syntax: [optional],
-# (a|b), {parameter}).
+# (a|b), {parameter}). A wildcard slot takes every word up to what follows
+# it: "[today|now]" after {city} keeps "Oslo today" from being a city (Home
+# Assistant takes the first match, the one that says the optional words).
 SENTENCES: dict[str, dict[str, list[str]]] = {
     "get_weather": {
         "en": [
-            "(what's|what is|whats|how's|how is) the weather [like] in {city}",
-            "(what's|what is) the (temperature|forecast) in {city}",
-            "[the] weather (in|for) {city}",
-            "how (hot|cold|warm) is it in {city}",
+            "(what's|what is|whats|how's|how is) the weather [like] in {city} [today|now|right now]",
+            "(what's|what is) the (temperature|forecast) in {city} [today|now|right now]",
+            "[the] weather (in|for) {city} [today|now|right now]",
+            "how (hot|cold|warm) is it in {city} [today|now|right now]",
         ],
         "de": [
-            "wie ist das wetter in {city}",
-            "wie wird das wetter in {city}",
-            "was macht das wetter in {city}",
-            "wie warm ist es in {city}",
-            "[das] wetter in {city}",
+            "wie ist das wetter in {city} [heute|gerade|jetzt]",
+            "wie wird das wetter in {city} [heute|gerade|jetzt]",
+            "was macht das wetter in {city} [heute|gerade|jetzt]",
+            "wie warm ist es in {city} [heute|gerade|jetzt]",
+            "[das] wetter in {city} [heute|gerade|jetzt]",
         ],
         "es": [
-            "qué tiempo hace en {city}",
-            "(cómo|como) está el tiempo en {city}",
-            "qué temperatura hace en {city}",
-            "[el] tiempo en {city}",
-            "[el] clima en {city}",
+            "qué tiempo hace en {city} [hoy|ahora]",
+            "(cómo|como) está el tiempo en {city} [hoy|ahora]",
+            "qué temperatura hace en {city} [hoy|ahora]",
+            "[el] tiempo en {city} [hoy|ahora]",
+            "[el] clima en {city} [hoy|ahora]",
         ],
         "fr": [
-            "quel temps (fait-il|fait il) à {city}",
-            "quelle est la météo (à|de) {city}",
-            "il fait quel temps à {city}",
-            "[la] météo (à|de) {city}",
+            "quel temps (fait-il|fait il) à {city} [aujourd'hui|maintenant]",
+            "quelle est la météo (à|de) {city} [aujourd'hui|maintenant]",
+            "il fait quel temps à {city} [aujourd'hui|maintenant]",
+            "[la] météo (à|de) {city} [aujourd'hui|maintenant]",
         ],
         "it": [
-            "che tempo fa a {city}",
-            "(com'è|come è|com è) il tempo a {city}",
-            "che temperatura c'è a {city}",
-            "[il] meteo (a|di) {city}",
+            "che tempo fa a {city} [oggi|adesso|ora]",
+            "(com'è|come è|com è) il tempo a {city} [oggi|adesso|ora]",
+            "che temperatura c'è a {city} [oggi|adesso|ora]",
+            "[il] meteo (a|di) {city} [oggi|adesso|ora]",
         ],
     },
     "list_items": {

@@ -329,3 +329,19 @@ async def test_with_another_agent_an_asking_change_runs_nothing(
         "en", "tool_result_only", result=weather_words("Oslo")
     )
     assert [r.target for r in tools.requests] == ["GET /weather/Oslo"]
+
+
+async def test_a_word_after_the_city_is_not_the_city(
+    hass: HomeAssistant,
+    demo_config: Path,
+    llm_server: FakeLLMServer,
+    tools: DemoToolServer,
+) -> None:
+    """ "How's the weather in Oslo today?": the city is Oslo (the words after
+    a wildcard the template names are not part of it)."""
+    await start_demo(hass, demo_config)
+
+    end = await ask(hass, "How's the weather in Oslo today?")
+
+    assert speech(end) == said("en", "tool_result_only", result=weather_words("Oslo"))
+    assert [r.target for r in tools.requests] == ["GET /weather/Oslo"]
