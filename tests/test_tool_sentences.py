@@ -345,3 +345,35 @@ async def test_a_word_after_the_city_is_not_the_city(
 
     assert speech(end) == said("en", "tool_result_only", result=weather_words("Oslo"))
     assert [r.target for r in tools.requests] == ["GET /weather/Oslo"]
+
+
+async def test_an_enum_slot_is_a_list_and_the_tool_speaks_its_own_sentence(
+    hass: HomeAssistant,
+    demo_config: Path,
+    llm_server: FakeLLMServer,
+    tools: DemoToolServer,
+) -> None:
+    """A slot whose parameter has an enum matches only its values (the value
+    said is the argument sent); the tool's own `speech` is the answer. A
+    value outside the enum is no match: the model gets the request."""
+    await start_demo(hass, demo_config)
+    weather = {k: v for k, v in demo_tool("get_weather").items() if k != "sentences"}
+    weather["url"] = tools.url + "/weather/{city}"
+    weather["parameters"]["properties"]["unit"] = {
+        "type": "string",
+        "enum": ["celsius", "fahrenheit"],
+    }
+    weather["speech"] = "In short: {.}"
+    weather["sentences"] = {"en": ["weather in {city} in {unit}"]}
+    await hass.services.async_call(
+        DOMAIN, "set_tools", {"tools": [weather]}, blocking=True
+    )
+
+    end = await ask(hass, "Weather in Rome in fahrenheit?")
+
+    condition, temperature = weather_for("Rome")
+    assert speech(end) == f"In short: Rome: {condition}, {temperature}°C"
+    assert [r.target for r in tools.requests] == ["GET /weather/Rome?unit=fahrenheit"]
+    llm_server.add(text_stream("No such unit."))
+    assert (await ask(hass, "Weather in Rome in kelvin?"))["processed_locally"] is False
+    assert len(tools.requests) == 1
