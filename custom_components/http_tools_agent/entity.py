@@ -252,7 +252,7 @@ class HttpToolsAgentEntity(Entity):
         result stay in the chat log for later turns."""
         runtime = self.entry.runtime_data
         definition = runtime.tools.active.by_name.get(held.call.tool_name)
-        if definition is None:  # the tools were replaced meanwhile
+        if definition is None or not definition.enabled:  # replaced meanwhile
             said = await async_spoken_message(
                 self.hass, held.language, "confirm_expired", {}
             )
