@@ -35,6 +35,7 @@ from homeassistant.util.ulid import ulid_now
 
 from custom_components.http_tools_agent.config_flow import HttpToolsAgentConfigFlow
 from custom_components.http_tools_agent.const import (
+    CONF_AGENT_TOOLS,
     CONF_BASE_URL,
     CONF_TEMPERATURE,
     CONF_TOOLS,
@@ -56,7 +57,7 @@ from custom_components.http_tools_agent.server.info import (
 from custom_components.http_tools_agent.tools.llm_api import api_id_for
 
 from .demo_house import async_write_house
-from .tool_server import DEMO_TOOLS, tool_definitions
+from .tool_server import DEMO_ENTRY_TOOLS, DEMO_TOOLS, tool_definitions
 
 MODEL = "qwen2.5-coder-0.5b"
 AGENT_ENTITY = "conversation.http_tools_agent"
@@ -129,7 +130,7 @@ def add_entry(storage: Path, base_url: str, tools_url: str) -> None:
         data={CONF_BASE_URL: base_url},
         options={
             CONF_TOOLS: [
-                t for t in tool_definitions(tools_url) if t["name"] in DEMO_TOOLS
+                t for t in tool_definitions(tools_url) if t["name"] in DEMO_ENTRY_TOOLS
             ]
         },
         source=config_entries.SOURCE_USER,
@@ -145,6 +146,8 @@ def add_entry(storage: Path, base_url: str, tools_url: str) -> None:
                     CONF_TEMPERATURE: 0.0,
                     # The house's lights and fans beside the HTTP tools.
                     CONF_LLM_HASS_API: [llm.LLM_API_ASSIST, api_id_for(unique_id)],
+                    # The model's six; `remove_item` answers its sentences only.
+                    CONF_AGENT_TOOLS: list(DEMO_TOOLS),
                 },
             ),
             # The AI task a new entry gets. No warm-up of its own: the one

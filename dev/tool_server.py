@@ -23,6 +23,7 @@ from typing import Any
 
 from aiohttp import web
 
+from .demo_sentences import SENTENCES
 from .loopback import RecordingServer
 
 CONDITIONS = ("sunny", "cloudy", "light rain", "windy", "foggy", "clear")
@@ -207,6 +208,10 @@ DEMO_TOOLS = (
     "delete_item",
     "send_webhook",
 )
+# What the demo's entry holds: the tools above, and one only its sentences
+# run ("Remove the bread.": the item found by its name, then deleted, after
+# the user's yes), so the model's six tools stay as they are.
+DEMO_ENTRY_TOOLS = (*DEMO_TOOLS, "remove_item")
 
 
 def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
@@ -214,7 +219,17 @@ def _obj(properties: dict[str, Any], required: list[str]) -> dict[str, Any]:
 
 
 def tool_definitions(base: str) -> list[dict[str, Any]]:
-    """The demo tools, pointed at `base`."""
+    """The demo tools, pointed at `base`, with their sentences
+    (`demo_sentences.py`)."""
+    return [
+        {**tool, "sentences": SENTENCES[tool["name"]]}
+        if tool["name"] in SENTENCES
+        else tool
+        for tool in _tools(base)
+    ]
+
+
+def _tools(base: str) -> list[dict[str, Any]]:
     string, integer = {"type": "string"}, {"type": "integer"}
     item_id = {"type": "string", "description": "The item's id"}
     return [
@@ -298,6 +313,28 @@ def tool_definitions(base: str) -> list[dict[str, Any]]:
             ),
             "url": f"{base}/hook",
             "method": "POST",
+        },
+        {
+            "name": "remove_item",
+            "description": "Remove an item from the shopping list by its name.",
+            "parameters": _obj(
+                {"name": {**string, "description": "Item name"}}, ["name"]
+            ),
+            "steps": [
+                {
+                    "name": "find",
+                    "method": "GET",
+                    "url": f"{base}/api/items?search={{name}}",
+                },
+                {
+                    "name": "remove",
+                    "method": "DELETE",
+                    "url": f"{base}/api/items/{{find[0].id}}",
+                },
+            ],
+            # What was removed, by its name ("Done: bread.").
+            "response": {"fields": {"name": "find[0].name"}},
+            "confirm_question": "Should I remove {name} from the demo shopping list?",
         },
     ]
 

@@ -118,18 +118,19 @@ async def test_the_kitchen_lights_are_home_assistants_own(
 async def test_what_its_intents_do_not_take_goes_to_the_agent(
     hass: HomeAssistant, demo_config: Path, llm_server: FakeLLMServer
 ) -> None:
-    """A question about the weather matches none of Home Assistant's
-    intents: the demo's agent answers it, from the model."""
+    """A question about the weather none of Home Assistant's intents nor
+    the tools' own sentences take (`tests/test_tool_sentences.py`): the
+    demo's agent answers it, from the model."""
     await start_demo(hass, demo_config)
     llm_server.add(text_stream("It is sunny in Rome."))
 
-    end = await ask(hass, "What's the weather in Rome?")
+    end = await ask(hass, "Do I need an umbrella in Rome?")
 
     assert end["processed_locally"] is False
     output = end["intent_output"]
     assert isinstance(output, dict)
     assert output["response"]["speech"]["plain"]["speech"] == "It is sunny in Rome."
-    assert asked_the_model(llm_server, "What's the weather in Rome?")
+    assert asked_the_model(llm_server, "Do I need an umbrella in Rome?")
 
 
 async def test_the_demo_has_an_ai_task_on_its_model(

@@ -171,6 +171,8 @@ async def test_import_from_url_then_a_turn_calls_the_service(
     tools = config_entry.options["tools"]
     assert [t["name"] for t in tools] == [*before, "list_rooms", "set_lights"]
     assert tools[-1]["headers"] == {API_KEY_HEADER: "{secret:lights_key}"}
+    # What people say is theirs to write: the import proposes no sentences.
+    assert not any("sentences" in t for t in tools[-2:])
     assert (
         tools[-1]["url"]
         == f"{service.url}/rooms/{{room}}/lights?transition={{transition}}"

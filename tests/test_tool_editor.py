@@ -158,6 +158,12 @@ async def test_add_a_tool(
             {"method": "invalid_tool_method"},
             "tool 'ring_doorbell': method: 'GE T' is not a valid HTTP method",
         ),
+        (
+            {"sentences": {"en": ["ring the bell", "ring the {bell}"]}},
+            {"sentences": "invalid_tool_sentences"},
+            "tool 'ring_doorbell': sentences.en[0]: no slot fills the required "
+            "parameter 'tune'",
+        ),
     ],
 )
 async def test_invalid_tool_form_names_tool_and_field(
@@ -397,6 +403,7 @@ async def test_the_form_writes_every_new_field(
         auth_password="{secret:bell_key}",
         response={"fields": ["ok"]},
         speech="Rung.",
+        sentences={"en": ["play {tune} on the doorbell"]},
         read_only="no",
         destructive="auto",
         idempotent="auto",
@@ -415,6 +422,7 @@ async def test_the_form_writes_every_new_field(
         "auth": {"type": "basic", "username": "door", "password": "{secret:bell_key}"},
         "response": {"fields": ["ok"]},
         "speech": "Rung.",
+        "sentences": {"en": ["play {tune} on the doorbell"]},
         "read_only": False,
         "timeout": 5.0,
     }
@@ -429,6 +437,7 @@ async def test_the_form_writes_every_new_field(
             "auth",
             "auth_username",
             "speech",
+            "sentences",
             "read_only",
         )
     }
@@ -438,6 +447,7 @@ async def test_the_form_writes_every_new_field(
         "auth": "basic",
         "auth_username": "door",
         "speech": "Rung.",
+        "sentences": {"en": ["play {tune} on the doorbell"]},
         "read_only": "no",
     }
 

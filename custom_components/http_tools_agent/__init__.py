@@ -47,6 +47,7 @@ from .tools.entry_tools import (
 )
 from .tools.llm_api import HttpToolsAPI, api_id_for
 from .tools.rest_view import HttpToolsView
+from .tools.sentences import ToolSentences
 
 PLATFORMS = (Platform.AI_TASK, Platform.CONVERSATION)
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
@@ -104,6 +105,13 @@ async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) ->
     entry.async_on_unload(
         llm.async_register_api(hass, HttpToolsAPI.for_entry(hass, entry))
     )
+    # The tools' own sentences, answered before any model; again whenever
+    # the tools are replaced (`tools/sentences.py`).
+    tools = entry.runtime_data.tools
+    sentences = ToolSentences(hass, entry)
+    entry.async_on_unload(sentences.async_stop)
+    tools.on_change = lambda: sentences.async_update(tools.offered())
+    sentences.async_update(tools.offered())
     await hass.config_entries.async_forward_entry_setups(entry, PLATFORMS)
     entry.async_on_unload(entry.add_update_listener(_async_update_listener))
     return True

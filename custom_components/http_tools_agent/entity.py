@@ -20,6 +20,7 @@ from homeassistant.helpers import (
     area_registry as ar,
     device_registry as dr,
     floor_registry as fr,
+    llm,
 )
 from homeassistant.helpers.entity import Entity
 
@@ -39,10 +40,12 @@ from .server.profiles import ProfileChoice, choose_profile
 from .server.thinking import OpenThinking
 from .small.rules import rules_for
 from .tools.llm_api import AgentScope
+from .tools.sentences import async_run_sentence
 from .turn.context_fit import ContextWindow
-from .turn.hold import Decision, Verdict, mask_digits
+from .turn.hold import Decision, HeldCall, Verdict, mask_digits
 from .turn.loop import TurnLoop
 from .turn.messages import ChatTools, chat_tools, this_turn
+from .turn.outcomes import CallResult
 from .turn.prompt import MessageNotes
 from .turn.say import agent_words, async_spoken_message
 from .turn.sensitive import sensitive_intents
@@ -212,6 +215,9 @@ class HttpToolsAgentEntity(Entity):
         if held.pin is not None:
             _hide_pin(chat_log)
         language = held.language
+        if decision.verdict is Verdict.RUN and held.sentence:
+            await self._async_run_held_sentence(chat_log, held, device_id)
+            return False
         if decision.verdict is Verdict.RUN:
             cut_note = await async_spoken_message(self.hass, language, "cut_off", {})
             turn = self.turn(
@@ -238,6 +244,50 @@ class HttpToolsAgentEntity(Entity):
             agent_words(self.entity_id, said, said)
         )
         return False
+
+    async def _async_run_held_sentence(
+        self,
+        chat_log: conversation.ChatLog,
+        held: HeldCall,
+        device_id: str | None,
+    ) -> None:
+        """The yes to a call a tool's own sentence held: run it and say its
+        words with no model, as the sentence would have; the call and its
+        result stay in the chat log for later turns."""
+        runtime = self.entry.runtime_data
+        definition = runtime.tools.active.by_name.get(held.call.tool_name)
+        if definition is None or not definition.enabled:  # replaced meanwhile
+            said = await async_spoken_message(
+                self.hass, held.language, "confirm_expired", {}
+            )
+        else:
+            call = llm.ToolInput(
+                held.call.tool_name, held.call.tool_args, external=True
+            )
+            chat_log.async_add_assistant_content_without_tools(
+                conversation.AssistantContent(
+                    agent_id=self.entity_id, content=None, tool_calls=[call]
+                )
+            )
+            run, said = await async_run_sentence(
+                self.hass,
+                runtime,
+                definition,
+                dict(held.call.tool_args),
+                held.language,
+                device_id=device_id,
+            )
+            chat_log.async_add_assistant_content_without_tools(
+                conversation.ToolResultContent(
+                    agent_id=self.entity_id,
+                    tool_call_id=call.id,
+                    tool_name=call.tool_name,
+                    result=CallResult.of_run(run),
+                )
+            )
+        chat_log.async_add_assistant_content_without_tools(
+            agent_words(self.entity_id, said, said)
+        )
 
     def async_server_failed(
         self,

@@ -115,8 +115,10 @@ async def _kitchen_lights(demo: DemoHass, answer: Answer) -> None:
 
 async def confirmed(demo: DemoHass, answer: Answer) -> Answer:
     """The answer, after the user's yes when the agent asked before it acts
-    (the demo's delete asks first: docs/tools.md, "Ask before it acts")."""
-    if answer.continue_conversation and answer.speech.startswith("Should I "):
+    (the demo's delete asks first: docs/tools.md, "Ask before it acts"). A
+    tool's own sentence asks with the conversation not continued (Home
+    Assistant ends a sentence trigger's turn), so the question is what tells."""
+    if answer.speech.startswith("Should I "):
         return await demo.ask("Yes.", answer.conversation_id)
     return answer
 

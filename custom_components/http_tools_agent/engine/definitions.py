@@ -4,7 +4,8 @@ A JSON array of objects, one per tool: ``name``, ``description``,
 ``parameters``, the request (``url``, ``method``, ``headers``, ``body``,
 ``body_format``, ``auth``) or ``steps`` of several (:mod:`.steps`), what the
 model reads of the answer (``response``, :mod:`.responses`) and the tool's
-own sentence (``speech``, :mod:`.speech`), ``timeout``, ``enabled``,
+own sentence (``speech``, :mod:`.speech`), what a user may say to run it
+without a model (``sentences``, :mod:`.sentences`), ``timeout``, ``enabled``,
 ``verify_ssl`` and what the tool does to its server (``read_only``,
 ``destructive``, ``idempotent``). Every problem is collected before raising,
 each naming the tool and the field. The rules are in
@@ -47,6 +48,7 @@ from .problems import (
 from .request_fields import body_templates, parse_auth, parse_body
 from .responses import parse_response
 from .secret_refs import check_secrets, missing_secrets
+from .sentences import check_sentences
 from .shapes import ResponseShape
 from .speech import check_speech
 from .steps import Step, parse_steps
@@ -106,6 +108,8 @@ class ToolDefinition:
     steps: tuple[Step, ...] = ()
     response: ResponseShape | None = None
     speech: str | None = None
+    # Per language, what a user may say to run it with no model (`sentences.py`).
+    sentences: Mapping[str, tuple[str, ...]] = dataclass_field(default_factory=dict)
     effects: Effects = Effects()
     # Whether its calls wait for the user's yes (`engine/confirm.py`).
     confirmation: Confirmation = dataclass_field(default_factory=Confirmation)
@@ -144,6 +148,8 @@ class ToolDefinition:
             data["response"] = self.response.as_dict()
         if self.speech is not None:
             data["speech"] = self.speech
+        if self.sentences:
+            data["sentences"] = {k: list(v) for k, v in self.sentences.items()}
         if self.timeout is not None:
             data["timeout"] = self.timeout
         if not self.enabled:
@@ -296,6 +302,9 @@ def _parse_one(
     names = tuple(step.name for step in steps if step.session is None)
     response = parse_response(raw.get("response"), out, steps=names)
     speech = check_speech(raw.get("speech"), out)
+    sentences = check_sentences(
+        raw.get("sentences"), parameters if declared is not None else None, out
+    )
     timeout = parse_timeout(raw.get("timeout"), out)
     enabled = parse_flag(raw.get("enabled"), "enabled", out)
     verify_ssl = parse_flag(raw.get("verify_ssl"), "verify_ssl", out)
@@ -328,6 +337,7 @@ def _parse_one(
         steps=steps,
         response=response,
         speech=speech,
+        sentences=sentences,
         effects=effects,
         confirmation=confirmation,
     )

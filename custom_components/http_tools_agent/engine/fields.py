@@ -43,6 +43,7 @@ KNOWN_FIELDS = (
     "steps",
     "response",
     "speech",
+    "sentences",
     "timeout",
     "enabled",
     "verify_ssl",

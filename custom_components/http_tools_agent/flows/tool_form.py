@@ -3,7 +3,8 @@
 Fields: name, description, method (the common verbs, or any typed), URL,
 headers (name/value pairs: an object selector with fields), the body and
 its format, authentication (type, username, password), steps, the response
-shape and the tool's own sentence, parameters (a JSON Schema in Home
+shape and the tool's own sentence, its sentences (what a user may say to
+run it without a model: an object of languages to templates), parameters (a JSON Schema in Home
 Assistant's code editor), timeout, enabled, verify_ssl, what the tool does
 (read-only, destructive, idempotent: automatic from the verb unless set),
 and whether it asks first (confirm, its question, a PIN).
@@ -52,6 +53,7 @@ F_AUTH_PASSWORD = "auth_password"  # noqa: S105  (a field's name)
 F_STEPS = "steps"
 F_RESPONSE = "response"
 F_SPEECH = "speech"
+F_SENTENCES = "sentences"
 F_TIMEOUT = "timeout"
 F_ENABLED = "enabled"
 F_VERIFY_SSL = "verify_ssl"
@@ -82,6 +84,7 @@ FIELDS = (
     F_STEPS,
     F_RESPONSE,
     F_SPEECH,
+    F_SENTENCES,
     F_PARAMETERS,
     F_TIMEOUT,
     F_ENABLED,
@@ -149,6 +152,7 @@ def tool_schema() -> probatio.Schema:
             probatio.Optional(F_STEPS): ObjectSelector(),
             probatio.Optional(F_RESPONSE): ObjectSelector(),
             probatio.Optional(F_SPEECH): TextSelector(),
+            probatio.Optional(F_SENTENCES): ObjectSelector(),
             probatio.Optional(F_PARAMETERS): ObjectSelector(),
             probatio.Optional(F_TIMEOUT): NumberSelector(
                 NumberSelectorConfig(
@@ -223,7 +227,7 @@ def form_values(raw: Mapping[str, Any] | None) -> dict[str, Any]:
         F_AUTH: AUTH_NONE,
         F_CONFIRM: raw.get(F_CONFIRM) or DEFAULT_CONFIRM,
     }
-    for key in (F_BODY, F_STEPS, F_RESPONSE, F_SPEECH, F_TIMEOUT):
+    for key in (F_BODY, F_STEPS, F_RESPONSE, F_SPEECH, F_SENTENCES, F_TIMEOUT):
         if raw.get(key) is not None:
             values[key] = raw[key]
     auth = raw.get(F_AUTH)

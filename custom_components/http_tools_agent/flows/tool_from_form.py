@@ -34,6 +34,7 @@ from .tool_form import (
     F_PARAMETERS,
     F_PIN,
     F_RESPONSE,
+    F_SENTENCES,
     F_SPEECH,
     F_STEPS,
     F_TIMEOUT,
@@ -118,6 +119,8 @@ def _raw_definition(
         raw[F_RESPONSE] = user_input[F_RESPONSE]
     if speech := str(user_input.get(F_SPEECH) or "").strip():
         raw[F_SPEECH] = speech
+    if user_input.get(F_SENTENCES) not in (None, "", {}):
+        raw[F_SENTENCES] = user_input[F_SENTENCES]
     for flag in FLAGS:
         if (choice := user_input.get(flag)) in (FLAG_YES, FLAG_NO):
             raw[flag] = choice == FLAG_YES

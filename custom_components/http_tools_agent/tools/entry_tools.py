@@ -121,6 +121,8 @@ class EntryTools:
         # The logins the active tools keep (`engine/sessions.py`).
         self.sessions = SessionStore()
         self._on_drop = on_drop
+        # Called when the active tools are replaced (their sentences follow).
+        self.on_change: Callable[[], None] | None = None
 
     def _drop_sessions(self) -> None:
         """New tools, new logins: the old ones go to `on_drop`."""
@@ -167,13 +169,19 @@ class EntryTools:
         """Replace the active tools from the next turn on (memory only)."""
         self._override = ToolSet(tuple(tools), SOURCE_REQUEST)
         self._drop_sessions()
+        self._changed()
         return self._override
 
     def reset(self) -> ToolSet:
         """Drop the override and return to the configured tools."""
         self._override = None
         self._drop_sessions()
+        self._changed()
         return self._configured_set
+
+    def _changed(self) -> None:
+        if self.on_change is not None:
+            self.on_change()
 
 
 class ToolsFileError(Exception):
