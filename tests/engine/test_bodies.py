@@ -323,3 +323,43 @@ async def test_values_that_cannot_be_json(
     result = await run_tool(session, definition, {"priority": float("nan")})
     assert result.text == "Error: arguments for tool 't' cannot be sent as JSON"
     assert server.requests == []
+
+
+async def test_an_object_emptied_by_left_out_members_is_left_out(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """Hue's light body with only a brightness: `on` is not sent as `{}`
+    (that would switch nothing but is refused by strict APIs), at any depth;
+    a top-level body left empty is still sent as `{}` (valid JSON for the
+    Content-Type it carries)."""
+    definition = tool(
+        server,
+        url=server.base + "/hook",
+        method="PUT",
+        body={
+            "on": {"on": "{on?}"},
+            "dimming": {"brightness": "{brightness?}"},
+            "effects": {"deep": {"deeper": "{effect?}"}, "list": ["{effect?}"]},
+        },
+        parameters={
+            "type": "object",
+            "properties": {
+                "on": {"type": "boolean"},
+                "brightness": {"type": "integer"},
+                "effect": {"type": "string"},
+            },
+        },
+    )
+    await run_tool(session, definition, {"brightness": 40})
+    assert server.last.body == b'{"dimming":{"brightness":40}}'
+    await run_tool(session, definition, {"on": True, "effect": "candle"})
+    assert json.loads(server.last.body) == {
+        "on": {"on": True},
+        "effects": {"deep": {"deeper": "candle"}, "list": ["candle"]},
+    }
+    await run_tool(session, definition, {})
+    assert server.last.body == b"{}"
+    # An object written empty stays: only what left-out members emptied goes.
+    written = tool(server, ("message",), body={"m": "{message?}", "opts": {}})
+    await run_tool(session, written, {})
+    assert server.last.body == b'{"opts":{}}'
