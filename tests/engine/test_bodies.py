@@ -363,3 +363,66 @@ async def test_an_object_emptied_by_left_out_members_is_left_out(
     written = tool(server, ("message",), body={"m": "{message?}", "opts": {}})
     await run_tool(session, written, {})
     assert server.last.body == b'{"opts":{}}'
+
+
+async def test_home_assistant_templates_are_sent_as_written(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """Home Assistant's /api/template body keeps its Jinja as written
+    (`{{ … }}` with its spaces and nested braces, `{% … %}`, `{# … #}`);
+    the model's value reaches it as a variable, never inside the code; the
+    old `{{x}}` escape still writes a literal `{x}` (and `{{{{ … }}}}`,
+    the old way to write Jinja, still `{{ … }}`)."""
+    template = (
+        "{# the lights #}{% if is_state('sun.sun', 'below_horizon') %}"
+        "{{ states(entity) }} {{ {'a': {'b': 1}}['a'] }}{%- endif %}"
+    )
+    definition = tool(
+        server,
+        ("message",),
+        body={
+            "template": template,
+            "variables": {"entity": "{message}"},
+            "note": "{{x}} stays a brace",
+            "escaped": "{{{{ states(entity) }}}}",
+        },
+    )
+    result = await run_tool(session, definition, {"message": "sensor.x"})
+    assert result.ok, result.text
+    assert json.loads(server.last.body) == {
+        "template": template,
+        "variables": {"entity": "sensor.x"},
+        "note": "{x} stays a brace",
+        "escaped": "{{ states(entity) }}",
+    }
+
+
+@pytest.mark.parametrize(
+    ("body", "told"),
+    [
+        (
+            "{% if x on",
+            "'{%' at position 0 opens a Home Assistant template that "
+            "is not closed with '%}'",
+        ),
+        ("{{ states('x') ", "not closed with '}}'"),
+        ("{ if }", "invalid placeholder at position 0"),
+    ],
+)
+def test_a_broken_template_says_how_to_write_one(body: str, told: str) -> None:
+    """The error names the field and how Jinja is written."""
+    with pytest.raises(ValueError, match="body") as caught:
+        parse_tools(
+            [
+                {
+                    "name": "t",
+                    "url": "http://127.0.0.1/api/template",
+                    "method": "POST",
+                    "body": {"template": body},
+                }
+            ]
+        )
+    text = str(caught.value)
+    assert told in text
+    assert "body" in text
+    assert "'{% if ... %}'" in text

@@ -50,7 +50,9 @@ def _member(node: Any, definition: ToolDefinition, renderer: Renderer) -> Any:
             return renderer.raw(parts[0])
         return renderer.join(parts)
     if isinstance(node, Mapping):
-        members = {key: _member(value, definition, renderer) for key, value in node.items()}
+        members = {
+            key: _member(value, definition, renderer) for key, value in node.items()
+        }
         kept = {key: value for key, value in members.items() if value is not ABSENT}
         return ABSENT if members and not kept else kept
     if isinstance(node, list):
