@@ -372,3 +372,36 @@ def test_shape_round_trips() -> None:
     (definition,) = parse_tools([raw])
 
     assert definition.as_dict() == raw
+
+
+async def test_text_labelled_json_keeps_its_spaces(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """A tool server answering a sentence as application/json: the model
+    reads the sentence, not `Rome:sunny,21C`."""
+    server.reply(
+        "/r", body=b"Rome: sunny, 21 C", headers={"Content-Type": "application/json"}
+    )
+
+    result = await run_tool(session, tool(server), {})
+
+    assert (result.ok, result.text) == (True, "Rome: sunny, 21 C")
+
+
+async def test_an_all_day_date_stays_a_date(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """A calendar's all-day event is a day, said without a midnight; a
+    moment beside it is still said with its time."""
+    serve_json(server, [{"start": "2025-12-04"}, {"start": "2025-12-04T18:30:00Z"}])
+
+    result = await run_tool(
+        session,
+        tool(server, response={"times": {"start": "iso"}, "timezone": "Europe/Rome"}),
+        {},
+    )
+
+    assert json.loads(result.text) == [
+        {"start": "2025-12-04"},
+        {"start": "2025-12-04 19:30"},
+    ]

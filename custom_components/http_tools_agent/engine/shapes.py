@@ -10,7 +10,7 @@ in ``docs/tool-format.md`` ("Shaping the response").
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import UTC, datetime, tzinfo
+from datetime import UTC, date, datetime, tzinfo
 from functools import lru_cache, partial
 import math
 import re
@@ -23,6 +23,8 @@ from .paths import MISSING, find, parse_path, transform
 TIME_UNITS = ("s", "ms", "iso")
 TIME_SHOWS = ("datetime", "date", "time", "weekday")
 _NUMBER_RE = re.compile(r"-?\d+(?:\.\d+)?")
+# An all-day date (a calendar's whole-day event): a day, no moment.
+_DATE_RE = re.compile(r"\d{4}-\d{2}-\d{2}")
 
 
 @dataclass(frozen=True, slots=True)
@@ -152,6 +154,8 @@ def _local_time(value: Any, time: TimeField, zone: tzinfo) -> Any:
         return [_local_time(item, time, zone) for item in value]
     moment: datetime | None = None
     if time.unit == "iso":
+        if isinstance(value, str) and _DATE_RE.fullmatch(value.strip()):
+            return _day(value.strip(), time)
         if isinstance(value, str):
             try:
                 moment = datetime.fromisoformat(value.strip())
@@ -177,6 +181,15 @@ def _local_time(value: Any, time: TimeField, zone: tzinfo) -> Any:
     if time.show == "weekday":
         return moment.strftime("%A")
     return moment.strftime("%Y-%m-%d %H:%M")
+
+
+def _day(value: str, time: TimeField) -> str:
+    """An all-day date stays a date (no midnight, no time zone shift)."""
+    try:
+        day = date.fromisoformat(value)
+    except ValueError:
+        return value
+    return day.strftime("%A") if time.show == "weekday" else value
 
 
 def _shape_item(item: Any, shape: ResponseShape, zone: tzinfo) -> Any:
