@@ -21,6 +21,7 @@ from .definitions import ToolDefinition
 from .fields import http_method
 from .hosts import HostPolicy
 from .paths import MISSING
+from .rendering import MissingStepValue
 from .requests import PreparedRequest, RequestBuildError, build_request
 from .session_field import REFUSED_STATUSES
 from .sessions import KeptLogin, SessionStore, login_key, new_jar
@@ -85,6 +86,9 @@ class StepFailure(Exception):
     method: str | None = None
     capped: bool = False
     content_type: str | None = None
+    # The step could not be built from what the earlier steps gave: their
+    # answers are still worth reading.
+    unbuilt: bool = False
 
 
 @dataclass(slots=True)
@@ -136,6 +140,11 @@ def prepare(call: Call, step: Step) -> PreparedRequest:
             earlier=call.earlier,
             hidden=call.hidden,
         )
+    except MissingStepValue as err:
+        reason = f"step '{step.name}' was not sent: step '{err.source}' {err.what}"
+        raise StepFailure(
+            f"Error: {reason}", reason, Outcome.NOT_SENT, method=method, unbuilt=True
+        ) from None
     except RequestBuildError as err:
         raise StepFailure(
             err.text, err.reason, Outcome.NOT_SENT, method=method

@@ -8,6 +8,7 @@ model receives")::
     Error: HTTP <status> — <body>
     Error: tool request failed: <error>
     Error: step '<step>' failed: <one of the above>
+    Error: step '<step>' was not sent: step '<earlier>' gave no '<path>'. What ...
 
 plus the argument and secret errors of :mod:`.requests` and
 ``Error: host '<host>' is not allowed for tool '<name>'`` when a host policy
@@ -115,6 +116,18 @@ def _answer(
             value, text = shaped, shaped_text(shaped)
     speech = render_speech(definition.speech, value) if definition.speech else None
     return text, speech
+
+
+def _before(
+    definition: ToolDefinition, document: dict[str, Any], time_zone: str | None
+) -> str:
+    """What the steps that ran gave, shaped when the shape finds any of it
+    (a search's documents are not lost to the step after it)."""
+    if definition.response is not None:
+        shaped = apply_shape(document, definition.response, time_zone)
+        if shaped not in (MISSING, {}, []):
+            return shaped_text(shaped)
+    return shaped_text(document)
 
 
 async def run_tool(
@@ -227,6 +240,8 @@ async def run_tool(
         text = failure.text
         if named and not text.startswith("Error: step '"):
             text = step_failed(current.name, text)
+        if failure.unbuilt and call.document:
+            text += f". What the steps before it gave: {_before(definition, call.document, time_zone)}"
         return finish(
             text,
             method=failure.method,
