@@ -158,6 +158,11 @@ async def test_add_a_tool(
             {"method": "invalid_tool_method"},
             "tool 'ring_doorbell': method: 'GE T' is not a valid HTTP method",
         ),
+        (
+            {"response": {"where": {"state": {"is": "on"}}}},
+            {"response": "invalid_tool_response"},
+            "tool 'ring_doorbell': response.where.state.is: unknown condition",
+        ),
     ],
 )
 async def test_invalid_tool_form_names_tool_and_field(
@@ -378,8 +383,9 @@ async def test_the_form_writes_every_new_field(
     llm_server: FakeLLMServer,
     tool_endpoint: ToolEndpoint,
 ) -> None:
-    """Body and its format, authentication, the response shape, the tool's
-    own sentence and read-only: saved in the file format, shown again when
+    """Body and its format, authentication, the response shape (with the
+    items it keeps: where, sort, last_items), the tool's own sentence and
+    read-only: saved in the file format, shown again when
     the tool is edited, and used by the next call."""
     form = doorbell(
         tool_endpoint,
@@ -395,7 +401,12 @@ async def test_the_form_writes_every_new_field(
         auth="basic",
         auth_username="door",
         auth_password="{secret:bell_key}",
-        response={"fields": ["ok"]},
+        response={
+            "where": {"ok": True, "at": {"above": "2025-12-01"}},
+            "sort": {"by": "at", "order": "desc"},
+            "last_items": 2,
+            "fields": ["ok"],
+        },
         speech="Rung.",
         read_only="no",
         destructive="auto",
@@ -413,7 +424,7 @@ async def test_the_form_writes_every_new_field(
         "body": {"tune": "{tune}", "volume": 7, "key": "{secret:bell_key}"},
         "body_format": "form",
         "auth": {"type": "basic", "username": "door", "password": "{secret:bell_key}"},
-        "response": {"fields": ["ok"]},
+        "response": form["response"],
         "speech": "Rung.",
         "read_only": False,
         "timeout": 5.0,

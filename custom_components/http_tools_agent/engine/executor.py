@@ -42,7 +42,7 @@ from .hosts import HostPolicy
 from .paths import MISSING
 from .requests import RequestBuildError, check_arguments_present
 from .sessions import SessionStore
-from .shapes import apply_shape, nothing_at, shaped_text
+from .shapes import nothing_at, shape_answer, shaped_text
 from .speech import render_speech
 from .steps import Step, step_failed
 from .transport import Limits
@@ -110,10 +110,10 @@ def _answer(
     if shape is not None:
         source: Any = document if definition.steps else body.value
         if source is not MISSING:
-            shaped = apply_shape(source, shape, time_zone)
-            if shaped is MISSING:
+            answer = shape_answer(source, shape, time_zone)
+            if answer is None:
                 return nothing_at(shape, body), None
-            value, text = shaped, shaped_text(shaped)
+            value, text = answer
     speech = render_speech(definition.speech, value) if definition.speech else None
     return text, speech
 
@@ -124,9 +124,9 @@ def _before(
     """What the steps that ran gave, shaped when the shape finds any of it
     (a search's documents are not lost to the step after it)."""
     if definition.response is not None:
-        shaped = apply_shape(document, definition.response, time_zone)
-        if shaped not in (MISSING, {}, []):
-            return shaped_text(shaped)
+        answer = shape_answer(document, definition.response, time_zone)
+        if answer is not None and answer[0] not in ({}, []):
+            return answer[1]
     return shaped_text(document)
 
 
