@@ -112,6 +112,8 @@ class Call:
     # The values no text may show.
     secrets: list[str] = field(default_factory=list)
     bytes_read: int = 0
+    # A JSON answer was cut at the byte cap (no shape can read it).
+    cut_json: bool = False
     # The cookies the steps set, sent by the later ones (a kept login's jar
     # once it is reused).
     jar: aiohttp.CookieJar = field(default_factory=new_jar)
@@ -211,6 +213,13 @@ async def send_step(
         hide=lambda text: hide(text, hidden),
     )
     status = response.status
+    if (
+        response.capped
+        and body.value is MISSING
+        and body.kind in (BodyKind.JSON, BodyKind.TEXT)
+        and body.text.lstrip()[:1] in ("{", "[")
+    ):
+        call.cut_json = True
     if not 200 <= status < 300:
         reason = f"HTTP {status}"
         if response.note:

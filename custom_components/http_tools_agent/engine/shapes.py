@@ -277,6 +277,11 @@ def _zone(name: str | None) -> tzinfo:
         return UTC
 
 
+def zone_of(shape: ResponseShape, time_zone: str | None) -> tzinfo:
+    """Where the shape's times are said: its own zone, else the caller's."""
+    return _zone(shape.timezone or time_zone)
+
+
 def _local_time(value: Any, time: TimeField, zone: tzinfo) -> Any:
     if isinstance(value, list):
         return [_local_time(item, time, zone) for item in value]
@@ -417,7 +422,7 @@ def shape_answer(
     """(the shaped value a sentence reads, the text the model reads); None
     when ``path`` finds nothing. ``time_zone`` is the caller's default when
     the shape names none."""
-    zone = _zone(shape.timezone or time_zone)
+    zone = zone_of(shape, time_zone)
     value = _at_path(value, shape)
     if value is MISSING:
         return None
