@@ -356,7 +356,8 @@ class ItemPicker:
         self.zone = zone
         self.total = 0
         self.matched = 0
-        # (sort key, shaped item), in arrival order until sorted.
+        # (sort key, item: shaped unless sorted or from the end), in
+        # arrival order until sorted.
         self._kept: list[tuple[tuple[int, Any], Any]] = []
         self._keep = shape.max_items or shape.last_items or at_most
         self._sort_path = parse_path(shape.sort.path) if shape.sort else None
@@ -376,7 +377,8 @@ class ItemPicker:
         key = (2, 0)
         if self._sort_path is not None:
             key = _sort_key(find(item, self._sort_path))
-        self._kept.append((key, _shape_item(item, shape, self.zone)))
+        # Shaped once it is kept for good (most sorted items are not).
+        self._kept.append((key, item))
         if self._keep is not None and len(self._kept) > 2 * self._keep + 64:
             self._kept = self._cut(self._ordered())
 
@@ -397,7 +399,10 @@ class ItemPicker:
 
     def items(self) -> list[Any]:
         """The items kept, in order."""
-        return [item for _, item in self._cut(self._ordered())]
+        kept = [item for _, item in self._cut(self._ordered())]
+        if self._sort_path is None and self.shape.last_items is None:
+            return kept
+        return [_shape_item(item, self.shape, self.zone) for item in kept]
 
     def answer(self) -> tuple[Any, str]:
         """(the value a sentence reads, the text the model reads): the count,
