@@ -27,8 +27,8 @@ from .shapes import (
     ResponseShape,
     SortBy,
     TimeField,
-    apply_shape,
     nothing_at,
+    shape_answer,
     shaped_text,
 )
 
@@ -36,11 +36,11 @@ __all__ = [
     "Body",
     "BodyKind",
     "ResponseShape",
-    "apply_shape",
     "compact_json",
     "nothing_at",
     "parse_response",
     "read_body",
+    "shape_answer",
     "shaped_text",
 ]
 

@@ -207,17 +207,6 @@ class ResponseShape:
     last_items: int | None = None
     count: bool = False
 
-    @property
-    def picks(self) -> bool:
-        """Whether the shape leaves items of a list out or counts them."""
-        return bool(
-            self.where
-            or self.sort
-            or self.count
-            or self.max_items is not None
-            or self.last_items is not None
-        )
-
     def as_dict(self) -> dict[str, Any]:
         """Back to the file format."""
         data: dict[str, Any] = {}
@@ -438,12 +427,6 @@ def shape_answer(
         return picker.answer()
     shaped = _shape_item(value, shape, zone)
     return shaped, shaped_text(shaped)
-
-
-def apply_shape(value: Any, shape: ResponseShape, time_zone: str | None = None) -> Any:
-    """The shaped value (MISSING when ``path`` finds nothing)."""
-    answer = shape_answer(value, shape, time_zone)
-    return MISSING if answer is None else answer[0]
 
 
 def shaped_text(value: Any) -> str:
