@@ -184,3 +184,21 @@ async def test_an_answer_that_cannot_be_shaped_is_one_line(
     for result in (indexed, huge, composite):
         assert (result.ok, result.outcome, result.speech) == (False, Outcome.DONE, None)
         assert "entity_id" not in result.text
+
+
+async def test_an_answer_cut_short_says_so(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """A server that stops inside its list: the line says it ended early."""
+    body = json.dumps(ENTITIES).encode()[:-1000]
+    server.reply("/r", body=body, headers=JSON_TYPE)
+
+    result = await run_tool(
+        session, tool(server, response={"max_items": 1}), {}, max_bytes=CAP
+    )
+
+    assert result.text == (
+        "Error: the answer is too large to shape (more than 20 KB): it is not "
+        "JSON (or it was cut short)"
+    )
+    assert result.bytes_read == len(body)

@@ -592,3 +592,34 @@ def test_picks_round_trip() -> None:
         "sort": "a",
         "where": {"b": {"present": True}},
     }
+
+
+async def test_contains_finds_an_item_of_a_list(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """Paperless documents tagged "insurance" (tag names in a list); `count`
+    and `last_items` come back from `as_dict` as written."""
+    serve_json(
+        server,
+        [
+            {"title": "Car policy", "tags": ["Insurance", "car"]},
+            {"title": "Ferry", "tags": ["travel"]},
+            {"title": "Home policy", "tags": ["insurance"]},
+        ],
+    )
+    definition = tool(
+        server,
+        response={"where": {"tags": {"contains": "insurance"}}, "fields": ["title"]},
+    )
+
+    result = await run_tool(session, definition, {})
+
+    assert (
+        result.text
+        == '{"items":[{"title":"Car policy"},{"title":"Home policy"}],"of":3}'
+    )
+    (counted,) = parse_tools(
+        [{"name": "t", "url": "http://h/r", "response": {"count": True}}]
+    )
+    assert counted.response is not None
+    assert counted.response.as_dict() == {"count": True}

@@ -1,6 +1,7 @@
 """Sending one prepared request with aiohttp: redirects followed by hand
 (the same host only, at most ``MAX_REDIRECTS``), the body read up to what
-its content type needs (a binary body only counted), basic and digest
+its content type needs (a binary body only counted; a shaped JSON answer
+past the cap handed on as it streams, :mod:`.stream_shape`), basic and digest
 credentials applied (:mod:`.auth`), the cookies of a call's jar sent and
 the ones each answer sets kept in it (aiohttp's `CookieJar`: domain, path,
 expiry). :mod:`.executor` turns what comes back into the model's text.
