@@ -158,11 +158,6 @@ async def test_add_a_tool(
             {"method": "invalid_tool_method"},
             "tool 'ring_doorbell': method: 'GE T' is not a valid HTTP method",
         ),
-        (
-            {"response": {"where": {"state": {"is": "on"}}}},
-            {"response": "invalid_tool_response"},
-            "tool 'ring_doorbell': response.where.state.is: unknown condition",
-        ),
     ],
 )
 async def test_invalid_tool_form_names_tool_and_field(
@@ -383,9 +378,8 @@ async def test_the_form_writes_every_new_field(
     llm_server: FakeLLMServer,
     tool_endpoint: ToolEndpoint,
 ) -> None:
-    """Body and its format, authentication, the response shape (with the
-    items it keeps: where, sort, last_items), the tool's own sentence and
-    read-only: saved in the file format, shown again when
+    """Body and its format, authentication, the response shape, the tool's
+    own sentence and read-only: saved in the file format, shown again when
     the tool is edited, and used by the next call."""
     form = doorbell(
         tool_endpoint,
@@ -401,12 +395,7 @@ async def test_the_form_writes_every_new_field(
         auth="basic",
         auth_username="door",
         auth_password="{secret:bell_key}",
-        response={
-            "where": {"ok": True, "at": {"above": "2025-12-01"}},
-            "sort": {"by": "at", "order": "desc"},
-            "last_items": 2,
-            "fields": ["ok"],
-        },
+        response={"fields": ["ok"]},
         speech="Rung.",
         read_only="no",
         destructive="auto",
@@ -424,7 +413,7 @@ async def test_the_form_writes_every_new_field(
         "body": {"tune": "{tune}", "volume": 7, "key": "{secret:bell_key}"},
         "body_format": "form",
         "auth": {"type": "basic", "username": "door", "password": "{secret:bell_key}"},
-        "response": form["response"],
+        "response": {"fields": ["ok"]},
         "speech": "Rung.",
         "read_only": False,
         "timeout": 5.0,
@@ -530,3 +519,35 @@ async def test_a_login_kept_across_calls_in_the_form(
         "steps[0].session.keep_seconds: is required"
         in (result["description_placeholders"]["steps_error"])
     )
+
+
+async def test_the_form_takes_a_shape_that_picks_items(
+    hass: HomeAssistant,
+    config_entry: MockConfigEntry,
+    tool_endpoint: ToolEndpoint,
+) -> None:
+    """A response shape with where, sort and last_items is saved as written;
+    a condition the format lacks is refused under the field, named."""
+    picks = {
+        "where": {"ok": True, "at": {"above": "2025-12-01"}},
+        "sort": {"by": "at", "order": "desc"},
+        "last_items": 2,
+        "fields": ["ok"],
+    }
+    result = await open_step(hass, config_entry, "add_tool")
+    result = await submit(hass, result, doorbell(tool_endpoint, response=picks))
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert config_entry.options["tools"][-1]["response"] == picks
+
+    before = dict(config_entry.options)
+    result = await open_step(hass, config_entry, "add_tool")
+    bad = {"where": {"state": {"is": "on"}}}
+    form = doorbell(tool_endpoint, name="ring_again", response=bad)
+    result = await submit(hass, result, form)
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"response": "invalid_tool_response"}
+    assert (
+        "tool 'ring_again': response.where.state.is: unknown condition"
+        in result["description_placeholders"]["response_error"]
+    )
+    assert dict(config_entry.options) == before
