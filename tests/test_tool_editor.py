@@ -529,3 +529,35 @@ async def test_a_login_kept_across_calls_in_the_form(
         "steps[0].session.keep_seconds: is required"
         in (result["description_placeholders"]["steps_error"])
     )
+
+
+async def test_the_form_takes_a_shape_that_picks_items(
+    hass: HomeAssistant,
+    config_entry: MockConfigEntry,
+    tool_endpoint: ToolEndpoint,
+) -> None:
+    """A response shape with where, sort and last_items is saved as written;
+    a condition the format lacks is refused under the field, named."""
+    picks = {
+        "where": {"ok": True, "at": {"above": "2025-12-01"}},
+        "sort": {"by": "at", "order": "desc"},
+        "last_items": 2,
+        "fields": ["ok"],
+    }
+    result = await open_step(hass, config_entry, "add_tool")
+    result = await submit(hass, result, doorbell(tool_endpoint, response=picks))
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert config_entry.options["tools"][-1]["response"] == picks
+
+    before = dict(config_entry.options)
+    result = await open_step(hass, config_entry, "add_tool")
+    bad = {"where": {"state": {"is": "on"}}}
+    form = doorbell(tool_endpoint, name="ring_again", response=bad)
+    result = await submit(hass, result, form)
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"response": "invalid_tool_response"}
+    assert (
+        "tool 'ring_again': response.where.state.is: unknown condition"
+        in result["description_placeholders"]["response_error"]
+    )
+    assert dict(config_entry.options) == before

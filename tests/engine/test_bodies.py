@@ -323,3 +323,106 @@ async def test_values_that_cannot_be_json(
     result = await run_tool(session, definition, {"priority": float("nan")})
     assert result.text == "Error: arguments for tool 't' cannot be sent as JSON"
     assert server.requests == []
+
+
+async def test_an_object_emptied_by_left_out_members_is_left_out(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """Hue's light body with only a brightness: `on` is not sent as `{}`
+    (that would switch nothing but is refused by strict APIs), at any depth;
+    a top-level body left empty is still sent as `{}` (valid JSON for the
+    Content-Type it carries)."""
+    definition = tool(
+        server,
+        url=server.base + "/hook",
+        method="PUT",
+        body={
+            "on": {"on": "{on?}"},
+            "dimming": {"brightness": "{brightness?}"},
+            "effects": {"deep": {"deeper": "{effect?}"}, "list": ["{effect?}"]},
+        },
+        parameters={
+            "type": "object",
+            "properties": {
+                "on": {"type": "boolean"},
+                "brightness": {"type": "integer"},
+                "effect": {"type": "string"},
+            },
+        },
+    )
+    await run_tool(session, definition, {"brightness": 40})
+    assert server.last.body == b'{"dimming":{"brightness":40}}'
+    await run_tool(session, definition, {"on": True, "effect": "candle"})
+    assert json.loads(server.last.body) == {
+        "on": {"on": True},
+        "effects": {"deep": {"deeper": "candle"}, "list": ["candle"]},
+    }
+    await run_tool(session, definition, {})
+    assert server.last.body == b"{}"
+    # An object written empty stays: only what left-out members emptied goes.
+    written = tool(server, ("message",), body={"m": "{message?}", "opts": {}})
+    await run_tool(session, written, {})
+    assert server.last.body == b'{"opts":{}}'
+
+
+async def test_home_assistant_templates_are_sent_as_written(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """Home Assistant's /api/template body keeps its Jinja as written
+    (`{{ … }}` with its spaces and nested braces, `{% … %}`, `{# … #}`);
+    the model's value reaches it as a variable, never inside the code; the
+    old `{{x}}` escape still writes a literal `{x}` (and `{{{{ … }}}}`,
+    the old way to write Jinja, still `{{ … }}`)."""
+    template = (
+        "{# the lights #}{% if is_state('sun.sun', 'below_horizon') %}"
+        "{{ states(entity) }} {{ {'a': {'b': 1}}['a'] }}{%- endif %}"
+    )
+    definition = tool(
+        server,
+        ("message",),
+        body={
+            "template": template,
+            "variables": {"entity": "{message}"},
+            "note": "{{x}} stays a brace",
+            "escaped": "{{{{ states(entity) }}}}",
+        },
+    )
+    result = await run_tool(session, definition, {"message": "sensor.x"})
+    assert result.ok, result.text
+    assert json.loads(server.last.body) == {
+        "template": template,
+        "variables": {"entity": "sensor.x"},
+        "note": "{x} stays a brace",
+        "escaped": "{{ states(entity) }}",
+    }
+
+
+@pytest.mark.parametrize(
+    ("body", "told"),
+    [
+        (
+            "{% if x on",
+            "'{%' at position 0 opens a Home Assistant template that "
+            "is not closed with '%}'",
+        ),
+        ("{{ states('x') ", "not closed with '}}'"),
+        ("{ if }", "invalid placeholder at position 0"),
+    ],
+)
+def test_a_broken_template_says_how_to_write_one(body: str, told: str) -> None:
+    """The error names the field and how Jinja is written."""
+    with pytest.raises(ValueError, match="body") as caught:
+        parse_tools(
+            [
+                {
+                    "name": "t",
+                    "url": "http://127.0.0.1/api/template",
+                    "method": "POST",
+                    "body": {"template": body},
+                }
+            ]
+        )
+    text = str(caught.value)
+    assert told in text
+    assert "body" in text
+    assert "'{% if ... %}'" in text

@@ -73,8 +73,9 @@ async def test_json_is_compacted(
 async def test_shape_picks_path_fields_and_items(
     server: RecordingServer, session: aiohttp.ClientSession
 ) -> None:
-    """A path into the body, at most N items, named fields of each: all five
-    episodes' titles fit where the raw body kept one."""
+    """A path into the body, at most N items, named fields of each: three
+    episodes' titles fit where the raw body kept one, and the model reads
+    that the list held five."""
     serve_json(server, {"page": 1, "records": EPISODES})
     raw = await run_tool(session, tool(server), {}, max_chars=400)
     shaped_tool = tool(
@@ -91,8 +92,8 @@ async def test_shape_picks_path_fields_and_items(
     assert raw.truncated
     assert "Episode 2" not in raw.text
     assert shaped.text == (
-        '[{"episode":1,"title":"Episode 1"},{"episode":2,"title":"Episode 2"},'
-        '{"episode":3,"title":"Episode 3"}]'
+        '{"items":[{"episode":1,"title":"Episode 1"},{"episode":2,"title":"Episode 2"},'
+        '{"episode":3,"title":"Episode 3"}],"of":5}'
     )
     assert not shaped.truncated
 
@@ -372,3 +373,253 @@ def test_shape_round_trips() -> None:
     (definition,) = parse_tools([raw])
 
     assert definition.as_dict() == raw
+
+
+async def test_text_labelled_json_keeps_its_spaces(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """A tool server answering a sentence as application/json: the model
+    reads the sentence, not `Rome:sunny,21C`."""
+    server.reply(
+        "/r", body=b"Rome: sunny, 21 C", headers={"Content-Type": "application/json"}
+    )
+
+    result = await run_tool(session, tool(server), {})
+
+    assert (result.ok, result.text) == (True, "Rome: sunny, 21 C")
+
+
+async def test_an_all_day_date_stays_a_date(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """A calendar's all-day event is a day, said without a midnight; a
+    moment beside it is still said with its time."""
+    serve_json(server, [{"start": "2025-12-04"}, {"start": "2025-12-04T18:30:00Z"}])
+
+    result = await run_tool(
+        session,
+        tool(server, response={"times": {"start": "iso"}, "timezone": "Europe/Rome"}),
+        {},
+    )
+
+    assert json.loads(result.text) == [
+        {"start": "2025-12-04"},
+        {"start": "2025-12-04 19:30"},
+    ]
+
+
+STATES = [
+    {"entity_id": "binary_sensor.kitchen_window", "state": "on",
+     "attributes": {"friendly_name": "Kitchen window", "device_class": "window"},
+     "last_changed": "2025-12-03T07:10:00Z"},
+    {"entity_id": "binary_sensor.garage_door", "state": "on",
+     "attributes": {"friendly_name": "Garage door", "device_class": "door"},
+     "last_changed": "2025-12-03T09:30:00Z"},
+    {"entity_id": "binary_sensor.bath_window", "state": "off",
+     "attributes": {"friendly_name": "Bath window", "device_class": "window"},
+     "last_changed": "2025-12-02T21:00:00Z"},
+    {"entity_id": "sensor.living_temperature", "state": "21.5",
+     "attributes": {"friendly_name": "Living room", "unit_of_measurement": "°C"},
+     "last_changed": "2025-12-03T08:00:00Z"},
+    {"entity_id": "sensor.attic_temperature", "state": "14",
+     "attributes": {"friendly_name": "Attic"},
+     "last_changed": "2025-12-03T06:00:00Z"},
+    {"entity_id": "sensor.cellar_temperature", "state": "unavailable",
+     "attributes": {"friendly_name": "Cellar"},
+     "last_changed": "2025-12-01T00:00:00Z"},
+]  # fmt: skip
+NAME = {"name": "attributes.friendly_name"}
+
+
+async def shaped(
+    server: RecordingServer, session: aiohttp.ClientSession, **response: Any
+) -> str:
+    """What the model reads of STATES under `response`."""
+    serve_json(server, STATES)
+    result = await run_tool(
+        session, tool(server, response=response), {}, max_chars=5000
+    )
+    assert result.ok, result.text
+    return result.text
+
+
+@pytest.mark.parametrize(
+    ("where", "names"),
+    [
+        # equal (text ignoring case), and two conditions together
+        ({"state": "ON", "attributes.device_class": "window"}, ["Kitchen window"]),
+        # contains: a text's part
+        (
+            {"entity_id": {"contains": "temperature"}},
+            ["Living room", "Attic", "Cellar"],
+        ),
+        # above and below: numbers (a state "21.5" is one), a range
+        ({"state": {"above": 15}}, ["Living room"]),
+        ({"state": {"above": 10, "below": 20}}, ["Attic"]),
+        # ISO times order as text
+        (
+            {"last_changed": {"above": "2025-12-03T08:00"}},
+            ["Garage door", "Living room"],
+        ),
+        # present: a field there (not null) or not
+        ({"attributes.unit_of_measurement": {"present": True}}, ["Living room"]),
+        (
+            {"attributes.device_class": {"present": False}},
+            ["Living room", "Attic", "Cellar"],
+        ),
+    ],
+)
+async def test_where_keeps_the_items_whose_field_holds(
+    server: RecordingServer,
+    session: aiohttp.ClientSession,
+    where: dict[str, Any],
+    names: list[str],
+) -> None:
+    """ "Which windows are open?": the items whose value is, contains, is
+    above or below, or has a field; the model reads how many there were."""
+    text = await shaped(server, session, where=where, fields=NAME)
+
+    assert json.loads(text) == {"items": [{"name": n} for n in names], "of": 6}
+
+
+async def test_sort_then_the_first_or_last_items(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """ "What changed last?": sorted by a field, newest first, the first N;
+    or the last N of the order; items without the field go last."""
+    newest = await shaped(
+        server,
+        session,
+        sort={"by": "last_changed", "order": "desc"},
+        max_items=2,
+        fields=NAME,
+    )
+    coldest = await shaped(
+        server,
+        session,
+        where={"entity_id": {"contains": "temperature"}},
+        sort="state",
+        max_items=1,
+        fields=NAME,
+    )
+    oldest_two = await shaped(
+        server, session, sort="last_changed", last_items=2, fields=NAME
+    )
+    last = await shaped(server, session, last_items=1, fields=NAME)
+
+    assert newest == '{"items":[{"name":"Garage door"},{"name":"Living room"}],"of":6}'
+    # "unavailable" is no number: after the numbers.
+    assert coldest == '{"items":[{"name":"Attic"}],"of":6}'
+    assert oldest_two == (
+        '{"items":[{"name":"Living room"},{"name":"Garage door"}],"of":6}'
+    )
+    assert last == '{"items":[{"name":"Cellar"}],"of":6}'
+
+
+async def test_count_reads_a_number(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """ "How many windows are open?": the number of items `where` keeps."""
+    serve_json(server, STATES)
+    definition = tool(
+        server,
+        response={"where": {"state": "on"}, "count": True},
+        speech="{.} open.",
+    )
+
+    result = await run_tool(session, definition, {})
+
+    assert (result.text, result.speech) == ("2", "2 open.")
+
+
+@pytest.mark.parametrize(
+    ("response", "field", "message"),
+    [
+        ({"where": []}, "response.where", "must be an object of paths"),
+        ({"where": {"a..b": 1}}, "response.where.a..b", "is not a path"),
+        ({"where": {"state": {"is": 1}}}, "response.where.state.is", "unknown condition"),
+        ({"where": {"state": {"above": [1]}}}, "response.where.state.above", "a number or a text"),
+        ({"where": {"state": {"present": "yes"}}}, "response.where.state.present", "true or false"),
+        ({"where": {"state": {}}}, "response.where.state", "must not be empty"),
+        ({"where": {"state": ["on", "off"]}}, "response.where.state", "a value or an object"),
+        ({"sort": 3}, "response.sort", "must be a path or"),
+        ({"sort": {"by": "a", "order": "down"}}, "response.sort.order", '"asc" or "desc"'),
+        ({"sort": {"by": "a", "how": 1}}, "response.sort.how", "unknown field"),
+        ({"last_items": 0}, "response.last_items", "an integer from 1 to 1000"),
+        ({"max_items": 2, "last_items": 2}, "response.last_items", "not both"),
+        ({"count": "yes"}, "response.count", "true or false"),
+        ({"count": True, "sort": "a"}, "response.sort", "does not apply with count"),
+    ],
+)  # fmt: skip
+def test_bad_picks_name_their_field(
+    response: dict[str, Any], field: str, message: str
+) -> None:
+    """Each mistake in where, sort, last_items and count names its field."""
+    raw = {"name": "t", "url": "http://h/r", "response": response}
+
+    with pytest.raises(ToolDefinitionError) as caught:
+        parse_tools([raw])
+
+    (problem,) = caught.value.problems
+    assert problem.field == field
+    assert message in problem.message
+
+
+def test_picks_round_trip() -> None:
+    """`as_dict` gives back where, sort, last_items and count as written."""
+    response = {
+        "path": "records",
+        "where": {"state": "on", "temperature": {"above": 20, "below": 30}},
+        "sort": {"by": "date", "order": "desc"},
+        "last_items": 3,
+    }
+    (definition,) = parse_tools(
+        [{"name": "t", "url": "http://h/r", "response": response}]
+    )
+    assert definition.response is not None
+    assert definition.response.as_dict() == response
+    (counted,) = parse_tools(
+        [
+            {
+                "name": "t",
+                "url": "http://h/r",
+                "response": {"sort": "a", "where": {"b": {"present": True}}},
+            }
+        ]
+    )
+    assert counted.response is not None
+    assert counted.response.as_dict() == {
+        "sort": "a",
+        "where": {"b": {"present": True}},
+    }
+
+
+async def test_contains_finds_an_item_of_a_list(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """Paperless documents tagged "insurance" (tag names in a list); `count`
+    and `last_items` come back from `as_dict` as written."""
+    serve_json(
+        server,
+        [
+            {"title": "Car policy", "tags": ["Insurance", "car"]},
+            {"title": "Ferry", "tags": ["travel"]},
+            {"title": "Home policy", "tags": ["insurance"]},
+        ],
+    )
+    definition = tool(
+        server,
+        response={"where": {"tags": {"contains": "insurance"}}, "fields": ["title"]},
+    )
+
+    result = await run_tool(session, definition, {})
+
+    assert (
+        result.text
+        == '{"items":[{"title":"Car policy"},{"title":"Home policy"}],"of":3}'
+    )
+    (counted,) = parse_tools(
+        [{"name": "t", "url": "http://h/r", "response": {"count": True}}]
+    )
+    assert counted.response is not None
+    assert counted.response.as_dict() == {"count": True}

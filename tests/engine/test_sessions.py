@@ -170,7 +170,7 @@ async def test_what_the_login_lacks_is_said(
     result = await run_tool(session, definition, {}, secrets={"pw": "hunter22"})
 
     assert result.text == (
-        "Error: step 'login' failed: no header 'x-subject-token' in its response"
+        "Error: step 'status' was not sent: step 'login' gave no header 'x-subject-token'"
     )
 
 

@@ -101,3 +101,27 @@ def test_the_words_default_to_english() -> None:
     English words."""
     assert speakable("[true, false]") == "yes and no"
     assert speakable("[true]", words=ReadOutWords(yes="oui")) == "oui"
+
+
+OPEN_WINDOWS = (
+    '{"items":[{"name":"Kitchen window"},{"name":"Garage door"},'
+    '{"name":"Attic hatch"}],"of":41}'
+)
+
+
+@pytest.mark.parametrize(
+    ("language", "spoken"),
+    [
+        ("en", "3 of 41 items: Kitchen window, Garage door and Attic hatch"),
+        ("de", "3 von 41 Einträgen: Kitchen window, Garage door und Attic hatch"),
+        ("es", "3 de 41 elementos: Kitchen window, Garage door y Attic hatch"),
+        ("fr", "3 sur 41 éléments: Kitchen window, Garage door et Attic hatch"),
+        ("it", "3 di 41 elementi: Kitchen window, Garage door e Attic hatch"),
+    ],
+)
+def test_a_shaped_list_says_how_many_it_left_out(language: str, spoken: str) -> None:
+    """A shape that kept 3 of the 41 items: the read-out says so, in the
+    user's language; none kept is nothing."""
+    words = LEXICONS[language].read_out
+    assert speakable(OPEN_WINDOWS, words=words) == spoken
+    assert speakable('{"items":[],"of":41}', words=words) == words.nothing

@@ -136,14 +136,17 @@ async def test_a_step_without_the_value_the_next_needs(
     server: RecordingServer, session: aiohttp.ClientSession
 ) -> None:
     """No city found: the forecast is never asked for, and the model reads
-    which step gave nothing."""
+    which step could not be built, why, and what the search gave."""
     serve_weather(server, geocode={"generationtime_ms": 0.4})
 
     result = await run_tool(session, weather(server), {"city": "Atlantis"})
 
     assert result.outcome is Outcome.NOT_SENT
+    assert result.step == "forecast"
     assert result.text == (
-        "Error: step 'place' failed: no 'results[0].latitude' in its response"
+        "Error: step 'forecast' was not sent: step 'place' gave no "
+        "'results[0].latitude'. What the steps before it gave: "
+        '{"place":{"generationtime_ms":0.4}}'
     )
     assert len(server.requests) == 1
 
@@ -245,3 +248,76 @@ def test_speech_over_the_result(template: str, result: Any, said: str | None) ->
     """Values are inserted as text, never read as a template; a field that is
     not there leaves the sentence to the model."""
     assert render_speech(template, result) == said
+
+
+PAPERLESS_SEARCH = {
+    "count": 3,
+    "results": [
+        {"id": 12, "title": "Beach house rental", "correspondent": None},
+        {"id": 9, "title": "Ferry tickets", "correspondent": 4},
+        {"id": 3, "title": "Sunscreen receipt", "correspondent": 2},
+    ],
+}
+
+
+def paperless(server: RecordingServer, **extra: Any) -> ToolDefinition:
+    """Search Paperless-ngx, then name the best hit's correspondent."""
+    raw: dict[str, Any] = {
+        "name": "find_document",
+        "parameters": {
+            "type": "object",
+            "properties": {"query": {"type": "string"}},
+            "required": ["query"],
+        },
+        "steps": [
+            {
+                "name": "search",
+                "method": "GET",
+                "url": server.base + "/api/documents/?query={query}",
+            },
+            {
+                "name": "sender",
+                "method": "GET",
+                "url": server.base
+                + "/api/correspondents/{search.results[0].correspondent}/",
+            },
+        ],
+    }
+    raw.update(extra)
+    (definition,) = parse_tools([raw])
+    return definition
+
+
+async def test_a_null_read_by_a_later_step_keeps_the_earlier_results(
+    server: RecordingServer, session: aiohttp.ClientSession
+) -> None:
+    """The best hit has no correspondent: the step that could not be built
+    is named with why, and the three documents found are still read."""
+    server.reply(
+        "/api/documents/",
+        body=json.dumps(PAPERLESS_SEARCH).encode(),
+        headers={"Content-Type": "application/json"},
+    )
+
+    result = await run_tool(session, paperless(server), {"query": "beach"})
+    shaped = await run_tool(
+        session,
+        paperless(
+            server,
+            response={"path": "search.results", "fields": ["title"]},
+        ),
+        {"query": "beach"},
+    )
+
+    assert len(server.requests) == 2  # the correspondent never asked for
+    assert result.outcome is Outcome.NOT_SENT
+    assert result.step == "sender"
+    assert result.text == (
+        "Error: step 'sender' was not sent: step 'search' gave null for "
+        "'results[0].correspondent'. What the steps before it gave: "
+        + json.dumps({"search": PAPERLESS_SEARCH}, separators=(",", ":"))
+    )
+    assert shaped.text.endswith(
+        'What the steps before it gave: [{"title":"Beach house rental"},'
+        '{"title":"Ferry tickets"},{"title":"Sunscreen receipt"}]'
+    )

@@ -320,7 +320,8 @@ def read_body(
         value = _loads(text)
         if value is not MISSING:
             return Body(BodyKind.JSON, compact_json(value), value, kind)
-        if is_json_type(kind):
+        if is_json_type(kind) and not complete and text.lstrip()[:1] in "{[":
+            # JSON cut at the byte cap: compacted as far as it goes.
             return Body(BodyKind.JSON, strip_json_space(text), MISSING, kind)
     if kind in _HTML_TYPES or (
         (kind in _UNTYPED or kind == "text/plain") and _looks_html(text)

@@ -21,6 +21,7 @@ from .definitions import ToolDefinition
 from .fields import http_method
 from .hosts import HostPolicy
 from .paths import MISSING
+from .rendering import MissingStepValue
 from .requests import PreparedRequest, RequestBuildError, build_request
 from .session_field import REFUSED_STATUSES
 from .sessions import KeptLogin, SessionStore, login_key, new_jar
@@ -85,6 +86,9 @@ class StepFailure(Exception):
     method: str | None = None
     capped: bool = False
     content_type: str | None = None
+    # The step could not be built from what the earlier steps gave: their
+    # answers are still worth reading.
+    unbuilt: bool = False
 
 
 @dataclass(slots=True)
@@ -108,6 +112,8 @@ class Call:
     # The values no text may show.
     secrets: list[str] = field(default_factory=list)
     bytes_read: int = 0
+    # A JSON answer was cut at the byte cap (no shape can read it).
+    cut_json: bool = False
     # The cookies the steps set, sent by the later ones (a kept login's jar
     # once it is reused).
     jar: aiohttp.CookieJar = field(default_factory=new_jar)
@@ -136,6 +142,11 @@ def prepare(call: Call, step: Step) -> PreparedRequest:
             earlier=call.earlier,
             hidden=call.hidden,
         )
+    except MissingStepValue as err:
+        reason = f"step '{step.name}' was not sent: step '{err.source}' {err.what}"
+        raise StepFailure(
+            f"Error: {reason}", reason, Outcome.NOT_SENT, method=method, unbuilt=True
+        ) from None
     except RequestBuildError as err:
         raise StepFailure(
             err.text, err.reason, Outcome.NOT_SENT, method=method
@@ -202,6 +213,13 @@ async def send_step(
         hide=lambda text: hide(text, hidden),
     )
     status = response.status
+    if (
+        response.capped
+        and body.value is MISSING
+        and body.kind in (BodyKind.JSON, BodyKind.TEXT)
+        and body.text.lstrip()[:1] in ("{", "[")
+    ):
+        call.cut_json = True
     if not 200 <= status < 300:
         reason = f"HTTP {status}"
         if response.note:

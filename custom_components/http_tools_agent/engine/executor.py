@@ -8,6 +8,7 @@ model receives")::
     Error: HTTP <status> — <body>
     Error: tool request failed: <error>
     Error: step '<step>' failed: <one of the above>
+    Error: step '<step>' was not sent: step '<earlier>' gave no '<path>'. What ...
 
 plus the argument and secret errors of :mod:`.requests` and
 ``Error: host '<host>' is not allowed for tool '<name>'`` when a host policy
@@ -27,13 +28,14 @@ from __future__ import annotations
 import asyncio
 from collections.abc import Mapping
 from dataclasses import dataclass
+from functools import partial
 import math
 import time
 from typing import Any
 
 import aiohttp
 
-from .bodies import Body, BodyKind
+from .bodies import Body, BodyKind, size_words
 from .call_steps import Call, Outcome, StepFailure, hide, run_steps
 from .definitions import ToolDefinition
 from .fields import http_method
@@ -41,10 +43,11 @@ from .hosts import HostPolicy
 from .paths import MISSING
 from .requests import RequestBuildError, check_arguments_present
 from .sessions import SessionStore
-from .shapes import apply_shape, nothing_at, shaped_text
+from .shapes import nothing_at, shape_answer, shaped_text
 from .speech import render_speech
 from .steps import Step, step_failed
-from .transport import Limits
+from .stream_shape import StreamShaper
+from .transport import Limits, Response
 
 __all__ = ["Outcome", "ToolRunResult", "run_tool", "truncate"]
 
@@ -95,26 +98,64 @@ def _format_seconds(seconds: float) -> str:
     return f"{seconds:g}"
 
 
+def too_large(why: str, max_bytes: int) -> str:
+    """The one line a model reads of an answer it cannot be given shaped."""
+    return (
+        f"Error: the answer is too large to shape (more than "
+        f"{size_words(max_bytes)}): {why}"
+    )
+
+
 def _answer(
     definition: ToolDefinition,
     body: Body,
-    status: int,
-    document: dict[str, Any],
+    response: Response,
+    call: Call,
     time_zone: str | None,
-) -> tuple[str, str | None]:
-    """(what the model reads, the tool's own sentence) of a call that ran."""
+) -> tuple[str, str | None, bool]:
+    """(what the model reads, the tool's own sentence, whether it has the
+    answer) of a call that ran."""
     shape = definition.response
+    status = response.status
+    streamed = response.streamed
+    if shape is not None and isinstance(streamed, StreamShaper):
+        answer = streamed.answer()
+        if answer is None:
+            why = streamed.failure or "it could not be read"
+            return too_large(why, call.limits.whole), None, False
+        shaped, text = answer
+        speech = render_speech(definition.speech, shaped) if definition.speech else None
+        return text, speech, True
+    if shape is not None and call.cut_json:
+        why = (
+            "a shape over several steps reads each answer whole"
+            if definition.steps
+            else "it was cut at the byte cap"
+        )
+        return too_large(why, call.limits.whole), None, False
     value: Any = body.value if body.value is not MISSING else body.text
     text = body.text if body.kind is not BodyKind.EMPTY else f"HTTP {status}"
     if shape is not None:
-        source: Any = document if definition.steps else body.value
+        source: Any = call.document if definition.steps else body.value
         if source is not MISSING:
-            shaped = apply_shape(source, shape, time_zone)
-            if shaped is MISSING:
-                return nothing_at(shape, body), None
-            value, text = shaped, shaped_text(shaped)
+            answer = shape_answer(source, shape, time_zone)
+            if answer is None:
+                return nothing_at(shape, body), None, True
+            value, text = answer
     speech = render_speech(definition.speech, value) if definition.speech else None
-    return text, speech
+    return text, speech, True
+
+
+def _before(
+    definition: ToolDefinition, document: dict[str, Any], time_zone: str | None
+) -> str:
+    """What the steps that ran gave, shaped when the shape finds any of it
+    (a search's documents are not lost to the step after it)."""
+    if definition.response is not None:
+        answer = shape_answer(document, definition.response, time_zone)
+        if answer is not None and answer[0] not in ({}, []):
+            return answer[1]
+    return shaped_text(document)
 
 
 async def run_tool(
@@ -152,10 +193,14 @@ async def run_tool(
     ):
         seconds = DEFAULT_TIMEOUT
     text_limit = max(min(int(max_bytes), 4 * max_chars + 16), 0)
+    overflow = None
+    if shape is not None and not definition.steps:
+        overflow = partial(StreamShaper, shape, time_zone)
     limits = Limits(
         text_limit,
         max(int(max_bytes), 0),
         shaped=shape is not None or bool(definition.steps),
+        overflow=overflow,
     )
     call = Call(
         session, definition, arguments, secrets, hosts, seconds, limits, sessions
@@ -227,6 +272,8 @@ async def run_tool(
         text = failure.text
         if named and not text.startswith("Error: step '"):
             text = step_failed(current.name, text)
+        if failure.unbuilt and call.document:
+            text += f". What the steps before it gave: {_before(definition, call.document, time_zone)}"
         return finish(
             text,
             method=failure.method,
@@ -237,15 +284,15 @@ async def run_tool(
             content_type=failure.content_type,
             step=current.name if definition.steps else None,
         )
-    text, speech = _answer(definition, body, response.status, call.document, time_zone)
+    text, speech, whole = _answer(definition, body, response, call, time_zone)
     return finish(
         text,
-        ok=True,
-        error=None,
+        ok=whole,
+        error=None if whole else text.removeprefix("Error: "),
         outcome=Outcome.DONE,
         method=method,
         status=response.status,
-        capped=response.capped and body.kind is not BodyKind.BINARY,
+        capped=whole and response.capped and body.kind is not BodyKind.BINARY,
         speech=speech,
         content_type=body.media_type or None,
     )

@@ -41,6 +41,19 @@ class RequestBuildError(Exception):
         self.reason = reason if reason is not None else text.removeprefix("Error: ")
 
 
+class MissingStepValue(RequestBuildError):
+    """A value a step needs that an earlier step's answer lacks (or holds as
+    ``null``): the step that reads it is the one that cannot be built."""
+
+    def __init__(self, source: str, what: str) -> None:
+        """``source``: the earlier step; ``what``: what it gave, as words."""
+        super().__init__(
+            f"Error: step '{source}' failed: {what}", f"step '{source}' {what}"
+        )
+        self.source = source
+        self.what = what
+
+
 class InvalidValue(ValueError):
     """A value that cannot be rendered."""
 
@@ -155,15 +168,13 @@ class Renderer:
         if value is MISSING or value is None:
             wanted = f"{part.given} " if part.given else ""
             wanted += f"'{format_path(part.path)}'"
-            what = (
-                "its response is not JSON"
-                if self.earlier.get(part.key, MISSING) is MISSING
-                else f"no {wanted} in its response"
-            )
-            raise RequestBuildError(
-                f"Error: step '{part.step}' failed: {what}",
-                f"step '{part.step}' gave no {wanted}",
-            )
+            if self.earlier.get(part.key, MISSING) is MISSING:
+                what = "gave no JSON"
+            elif value is None:
+                what = f"gave null for {wanted}"
+            else:
+                what = f"gave no {wanted}"
+            raise MissingStepValue(part.step, what)
         if part.step in self.hidden and isinstance(value, str):
             self.secret_values.append(value)
         return value

@@ -26,8 +26,22 @@ def json_value(node: Any, definition: ToolDefinition, renderer: Renderer) -> Any
 
     A string that is exactly one placeholder takes the value's JSON type; any
     other string is text. Values are placed as values: JSON's own encoding
-    keeps every quote, brace or newline of them inside their string.
+    keeps every quote, brace or newline of them inside their string. The
+    body itself stays (an emptied object is sent as ``{}``: valid JSON for
+    its Content-Type); below it, see :func:`_member`.
     """
+    rendered = _member(node, definition, renderer)
+    if rendered is ABSENT and isinstance(node, Mapping):
+        return {}
+    if rendered is ABSENT and isinstance(node, list):
+        return []
+    return rendered
+
+
+def _member(node: Any, definition: ToolDefinition, renderer: Renderer) -> Any:
+    """A member of the body; ABSENT when it is left out: a string whose
+    optional placeholders are all absent, or an object or list that only
+    such members emptied (one written empty stays)."""
     if isinstance(node, str):
         parts = template_of(node, definition)
         if renderer.left_out(parts):
@@ -36,13 +50,15 @@ def json_value(node: Any, definition: ToolDefinition, renderer: Renderer) -> Any
             return renderer.raw(parts[0])
         return renderer.join(parts)
     if isinstance(node, Mapping):
-        rendered = {
-            key: json_value(value, definition, renderer) for key, value in node.items()
+        members = {
+            key: _member(value, definition, renderer) for key, value in node.items()
         }
-        return {key: value for key, value in rendered.items() if value is not ABSENT}
+        kept = {key: value for key, value in members.items() if value is not ABSENT}
+        return ABSENT if members and not kept else kept
     if isinstance(node, list):
-        items = [json_value(value, definition, renderer) for value in node]
-        return [item for item in items if item is not ABSENT]
+        items = [_member(value, definition, renderer) for value in node]
+        left = [item for item in items if item is not ABSENT]
+        return ABSENT if items and not left else left
     return node
 
 

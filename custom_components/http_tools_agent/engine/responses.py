@@ -1,5 +1,7 @@
-"""The ``response`` field of a definition: paths, fields, items, values
-into words, times, and the per-tool limit, checked with an error per field.
+"""The ``response`` field of a definition: paths, the items of a list kept
+(``where``, ``sort``, ``max_items``, ``last_items``, ``count``), fields,
+values into words, times, and the per-tool limit, checked with an error per
+field.
 
 What the shape does to a body is :mod:`.shapes`; how a body is read by its
 content type is :mod:`.bodies`.
@@ -12,16 +14,21 @@ import re
 from zoneinfo import ZoneInfo
 
 from .bodies import Body, BodyKind, compact_json, read_body
-from .paths import Key, Path, parse_path
+from .paths import MISSING, Key, Path, parse_path
 from .problems import FieldProblems, type_name
 from .shapes import (
+    CONDITIONS,
+    MAX_ITEMS,
+    SORT_ORDERS,
     TIME_SHOWS,
     TIME_UNITS,
     CodeWords,
+    Condition,
     ResponseShape,
+    SortBy,
     TimeField,
-    apply_shape,
     nothing_at,
+    shape_answer,
     shaped_text,
 )
 
@@ -29,24 +36,27 @@ __all__ = [
     "Body",
     "BodyKind",
     "ResponseShape",
-    "apply_shape",
     "compact_json",
     "nothing_at",
     "parse_response",
     "read_body",
+    "shape_answer",
     "shaped_text",
 ]
 
 RESPONSE_FIELDS = (
     "path",
-    "fields",
+    "where",
+    "sort",
     "max_items",
+    "last_items",
+    "count",
+    "fields",
     "values",
     "times",
     "timezone",
     "max_chars",
 )
-MAX_ITEMS = 1000
 MAX_CHARS = 100_000
 _FIELD_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _RANGE_RE = re.compile(r"(-?\d+(?:\.\d+)?)\s*-\s*(-?\d+(?:\.\d+)?)")
@@ -169,6 +179,106 @@ def _parse_times(raw: object, out: FieldProblems) -> dict[str, TimeField]:
     return parsed
 
 
+def _parse_where(raw: object, out: FieldProblems) -> tuple[Condition, ...]:
+    """``{"state": "on", "temperature": {"above": 20}}``: every condition
+    holds for an item that stays."""
+    if raw is None:
+        return ()
+    if not isinstance(raw, Mapping) or not raw:
+        out.add(
+            "response.where",
+            "must be an object of paths (inside each item) and what their "
+            'value must be, e.g. {"state": "on", "temperature": {"above": 20}}',
+        )
+        return ()
+    parsed: list[Condition] = []
+    allowed = ", ".join(CONDITIONS)
+    for key, test in raw.items():
+        where = f"response.where.{key}"
+        if _parse_path_field(key, where, out) is None:
+            continue
+        if not isinstance(test, Mapping):
+            if isinstance(test, list):
+                out.add(where, f"must be a value or an object of {allowed}")
+                continue
+            parsed.append(Condition(key, equals=test))
+            continue
+        if not test:
+            out.add(where, f"must not be empty: one or more of {allowed}")
+            continue
+        tests: dict[str, object] = {}
+        for name, bound in test.items():
+            at = f"{where}.{name}"
+            if name not in CONDITIONS:
+                out.add(at, f"unknown condition; allowed: {allowed}")
+            elif name == "present" and not isinstance(bound, bool):
+                out.add(at, "must be true or false")
+            elif name in ("above", "below") and (
+                isinstance(bound, bool) or not isinstance(bound, (int, float, str))
+            ):
+                out.add(at, "must be a number or a text (ISO dates order as text)")
+            elif name in ("equals", "contains") and isinstance(bound, (dict, list)):
+                out.add(at, "must be a text, a number, true, false or null")
+            else:
+                tests[name] = bound
+        if len(tests) == len(test):
+            parsed.append(
+                Condition(
+                    key,
+                    equals=tests.get("equals", MISSING),
+                    contains=tests.get("contains", MISSING),
+                    above=tests.get("above", MISSING),
+                    below=tests.get("below", MISSING),
+                    present=tests.get("present"),  # type: ignore[arg-type]
+                )
+            )
+    return tuple(parsed)
+
+
+def _parse_sort(raw: object, out: FieldProblems) -> SortBy | None:
+    """``"date"`` (ascending) or ``{"by": "date", "order": "desc"}``."""
+    if raw is None:
+        return None
+    if isinstance(raw, str):
+        path = _parse_path_field(raw, "response.sort", out)
+        return None if path is None else SortBy(path)
+    if not isinstance(raw, Mapping):
+        out.add(
+            "response.sort",
+            'must be a path or {"by": path, "order": "asc" or "desc"}, got '
+            f"{type_name(raw)}",
+        )
+        return None
+    for key in raw:
+        if key not in ("by", "order"):
+            out.add(f"response.sort.{key}", "unknown field; allowed fields: by, order")
+    path = _parse_path_field(raw.get("by"), "response.sort.by", out)
+    order = raw.get("order", "asc")
+    if order not in SORT_ORDERS:
+        out.add("response.sort.order", 'must be "asc" or "desc"')
+        return None
+    return None if path is None else SortBy(path, descending=order == "desc")
+
+
+def _check_picks(raw: Mapping[str, object], out: FieldProblems) -> None:
+    """The fields that cannot go together."""
+    if raw.get("max_items") is not None and raw.get("last_items") is not None:
+        out.add(
+            "response.last_items",
+            "keep the first N (max_items) or the last N (last_items), not both",
+        )
+    count = raw.get("count")
+    if count is not None and not isinstance(count, bool):
+        out.add("response.count", "must be true or false")
+    if count is True:
+        for key in ("sort", "max_items", "last_items", "fields"):
+            if raw.get(key) is not None:
+                out.add(
+                    f"response.{key}",
+                    "does not apply with count (the model reads a number)",
+                )
+
+
 def parse_response(
     raw: object, out: FieldProblems, *, steps: tuple[str, ...] = ()
 ) -> ResponseShape | None:
@@ -191,6 +301,12 @@ def parse_response(
     if raw.get("fields") is not None:
         fields_, named = _parse_fields(raw["fields"], out)
     max_items = _parse_int(raw.get("max_items"), "response.max_items", MAX_ITEMS, out)
+    last_items = _parse_int(
+        raw.get("last_items"), "response.last_items", MAX_ITEMS, out
+    )
+    where = _parse_where(raw.get("where"), out)
+    sort = _parse_sort(raw.get("sort"), out)
+    _check_picks(raw, out)
     max_chars = _parse_int(raw.get("max_chars"), "response.max_chars", MAX_CHARS, out)
     values = _parse_values(raw.get("values"), out)
     times = _parse_times(raw.get("times"), out)
@@ -214,7 +330,18 @@ def parse_response(
     if out.count != before:
         return None
     shape = ResponseShape(
-        path, fields_, named, max_items, values, times, timezone, max_chars
+        path,
+        fields_,
+        named,
+        max_items,
+        values,
+        times,
+        timezone,
+        max_chars,
+        where=where,
+        sort=sort,
+        last_items=last_items,
+        count=raw.get("count") is True,
     )
     if steps:
         _check_step_paths(shape, steps, out)

@@ -10,7 +10,7 @@ brace quote id quote…". It should sound like an answer a person gives:
   `_c`, `_pct`, `_kmh`, becomes the unit);
 - a list of named things is counted and joined with the language's "and":
   `3 items: apples (3), bananas (6) and milk (1)` (a thing's one number in
-  brackets);
+  brackets); one a shape left items out of says so: `3 of 41 items: …`;
 - yes, no and an empty list in the user's language (`ReadOutWords`, filled
   from `lexicon/<language>.py` by the integration; the defaults below are
   English, for the engine's own callers).
@@ -40,6 +40,8 @@ class ReadOutWords:
     nothing: str = "nothing"
     # A list of named things, counted (`{count}` is 2 or more).
     items: str = "{count} items"
+    # A list a shape left items out of: "3 of 41 items".
+    some_items: str = "{count} of {total} items"
     # Between a number's whole and its fraction: "16,5" in Italian.
     decimal: str = "."
     # Keys said in the language (`temperature` -> "temperatura"), by the
@@ -209,8 +211,22 @@ def _list(value: list[Any], words: ReadOutWords, *, counted: bool) -> str:
     return "; ".join(w for item in value if (w := _words(item, words)))
 
 
+def _some_items(value: dict[str, Any], words: ReadOutWords) -> str | None:
+    """A shape's `{"items": [...], "of": 41}`: "3 of 41 items: …"; None for
+    any other object."""
+    items, total = value.get("items"), value.get("of")
+    if set(value) != {"items", "of"} or not isinstance(items, list):
+        return None
+    if not items or not isinstance(total, int) or isinstance(total, bool):
+        return words.nothing if not items else None
+    said = words.some_items.format(count=len(items), total=total)
+    return f"{said}: {_list(items, words, counted=False)}"
+
+
 def _words(value: Any, words: ReadOutWords, *, top: bool = False) -> str:
     if isinstance(value, dict):
+        if top and (some := _some_items(value, words)) is not None:
+            return some
         if top and len(value) == 1:
             # `{"items": [...]}`: the list is the answer.
             (only,) = value.values()

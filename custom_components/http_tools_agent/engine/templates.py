@@ -8,7 +8,10 @@ secret that only the caller's secrets fill, never an argument;
 of an earlier step's JSON response in a composite tool, ``{header:step.Name}``
 and ``{cookie:step.name}`` one of its headers or of the cookies it set,
 optional too with a ``?``;
-``{{`` and ``}}`` are literal braces; any other brace is an error. A URL
+``{{`` and ``}}`` are literal braces; a Home Assistant (Jinja) template is
+kept as written: ``{{ `` with its space (or ``{{-``), ``{%`` and ``{#`` up
+to their ``}}``, ``%}`` or ``#}``, with no placeholders inside (a value
+reaches a template as one of its variables); any other brace is an error. A URL
 template keeps its scheme and host fixed: placeholders and secrets may stand
 in its path, query and fragment only, so the model never chooses the server.
 """
@@ -84,12 +87,49 @@ type ValuePart = Placeholder | Reference
 SECRET_PREFIX = "secret:"  # noqa: S105  (the syntax, not a password)
 
 
+# How a Jinja block of a Home Assistant template opens and closes.
+_JINJA_CLOSE = {"{%": "%}", "{#": "#}"}
+# The error's hint: how each kind of brace is written.
+BRACE_RULES = (
+    "use {name}, {name?}, {secret:name} or {step.path} with letters, digits, "
+    "'_' or '-'; write a literal brace as '{{' or '}}'; a Home Assistant "
+    "template stays as written: '{{ states(\"sensor.x\") }}' with its spaces, "
+    "'{% if ... %}', '{# ... #}'"
+)
+
+
+def _jinja_end(text: str, i: int) -> int | None:
+    """Where the Jinja block opening at ``i`` ends (after its close); None:
+    no block opens there, -1: it is not closed."""
+    head = text[i : i + 2]
+    if head in _JINJA_CLOSE:
+        close = text.find(_JINJA_CLOSE[head], i + 2)
+        return -1 if close == -1 else close + 2
+    after = text[i + 2 : i + 3]
+    if head != "{{" or not (after.isspace() or after == "-"):
+        return None
+    # `{{ {'a': 1} }}`: braces inside the expression nest.
+    depth = 0
+    j = i + 2
+    while j < len(text):
+        if text[j] == "{":
+            depth += 1
+        elif text[j] == "}":
+            if depth == 0 and text.startswith("}}", j):
+                return j + 2
+            depth = max(depth - 1, 0)
+        j += 1
+    return -1
+
+
 @lru_cache(maxsize=1024)
 def parse_template(text: str) -> tuple[TemplatePart, ...]:
     """Split ``text`` into literal strings, placeholders and secrets.
 
-    ``{{`` and ``}}`` are literal braces. Raises ``ValueError`` on any other
-    brace that does not form a valid ``{name}`` or ``{secret:name}``.
+    ``{{`` and ``}}`` are literal braces; a Jinja block (``{{ ...}}``,
+    ``{% ... %}``, ``{# ... #}``) is literal text. Raises ``ValueError`` on
+    any other brace that does not form a valid ``{name}`` or
+    ``{secret:name}``.
     """
     parts: list[TemplatePart] = []
     literal: list[str] = []
@@ -98,6 +138,23 @@ def parse_template(text: str) -> tuple[TemplatePart, ...]:
     while i < length:
         char = text[i]
         if char == "{":
+            jinja = _jinja_end(text, i)
+            if jinja == -1:
+                opener = text[i : i + 2]
+                close = _JINJA_CLOSE.get(opener, "}}")
+                raise ValueError(
+                    f"'{opener}' at position {i} opens a Home Assistant template "
+                    f"that is not closed with '{close}' ({BRACE_RULES})"
+                )
+            if jinja is not None:
+                literal.append(text[i:jinja])
+                i = jinja
+                continue
+            if text.startswith("{{{{", i):
+                # The old way to write `{{`: kept as it was.
+                literal.append("{{")
+                i += 4
+                continue
             if text.startswith("{{", i):
                 literal.append("{")
                 i += 2
@@ -105,11 +162,7 @@ def parse_template(text: str) -> tuple[TemplatePart, ...]:
             end = text.find("}", i + 1)
             part = _part(text[i + 1 : end]) if end != -1 else None
             if part is None:
-                raise ValueError(
-                    f"invalid placeholder at position {i}: use {{name}}, "
-                    "{name?}, {secret:name} or {step.path} with letters, digits, "
-                    "'_' or '-', and write literal braces as '{{' and '}}'"
-                )
+                raise ValueError(f"invalid placeholder at position {i}: {BRACE_RULES}")
             if literal:
                 parts.append("".join(literal))
                 literal = []
@@ -121,9 +174,7 @@ def parse_template(text: str) -> tuple[TemplatePart, ...]:
                 literal.append("}")
                 i += 2
                 continue
-            raise ValueError(
-                f"unmatched '}}' at position {i}: write a literal brace as '}}}}'"
-            )
+            raise ValueError(f"unmatched '}}' at position {i}: {BRACE_RULES}")
         literal.append(char)
         i += 1
     if literal:

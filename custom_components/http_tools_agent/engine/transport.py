@@ -1,6 +1,7 @@
 """Sending one prepared request with aiohttp: redirects followed by hand
 (the same host only, at most ``MAX_REDIRECTS``), the body read up to what
-its content type needs (a binary body only counted), basic and digest
+its content type needs (a binary body only counted; a shaped JSON answer
+past the cap handed on as it streams, :mod:`.stream_shape`), basic and digest
 credentials applied (:mod:`.auth`), the cookies of a call's jar sent and
 the ones each answer sets kept in it (aiohttp's `CookieJar`: domain, path,
 expiry). :mod:`.executor` turns what comes back into the model's text.
@@ -8,15 +9,16 @@ expiry). :mod:`.executor` turns what comes back into the model's text.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
+from typing import Protocol
 
 import aiohttp
 from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
 from .auth import auth_headers, request_options
-from .bodies import is_binary_type, media_type, read_whole
+from .bodies import is_binary_type, is_json_type, media_type, read_whole
 from .requests import PreparedRequest
 
 MAX_REDIRECTS = 5
@@ -36,6 +38,17 @@ def same_host(source: URL, target: URL) -> bool:
     return target.port == source.port or source.scheme != target.scheme
 
 
+class Overflow(Protocol):
+    """What reads a JSON answer past the byte cap as it streams (a shape
+    over a list, :class:`~.stream_shape.StreamShaper`)."""
+
+    def feed(self, data: bytes) -> bool:
+        """More of the answer; True once nothing more is needed."""
+
+    def close(self) -> None:
+        """The answer ended."""
+
+
 @dataclass(slots=True)
 class Response:
     status: int
@@ -53,6 +66,8 @@ class Response:
     )
     # The cookies the answer set (name -> value).
     cookies: dict[str, str] = field(default_factory=dict)
+    # What read a JSON answer larger than the cap as it streamed.
+    streamed: Overflow | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -62,6 +77,9 @@ class Limits:
     text: int  # a text body the model reads as it is: what the limit shows
     whole: int  # a body read whole (JSON, HTML, shaped, a step's): the cap
     shaped: bool  # every body but a binary one is read whole
+    # A 2xx JSON answer over `whole` goes on streaming into this (given the
+    # charset) instead of being cut.
+    overflow: Callable[[str | None], Overflow] | None = None
 
     def plan(self, content_type: str | None) -> tuple[int, bool]:
         """(bytes to read, whether to keep them) for a body of that type."""
@@ -74,10 +92,11 @@ class Limits:
 
 
 async def read_body_bytes(
-    response: aiohttp.ClientResponse, limit: int, keep: bool = True
+    response: aiohttp.ClientResponse, limit: int, keep: bool = True, cut: bool = True
 ) -> tuple[bytes, bool, int]:
     """Read at most ``limit`` bytes (kept, or only counted); report whether
-    more was available and how many were read."""
+    more was available and how many were read. ``cut`` False: past the
+    limit, every byte read is given and the answer stays open."""
     chunks: list[bytes] = []
     total = 0
     while total <= limit:
@@ -89,7 +108,7 @@ async def read_body_bytes(
         total += len(chunk)
     capped = total > limit
     data = b"".join(chunks)
-    if capped:
+    if capped and cut:
         data = data[:limit]
         total = limit
         response.close()
@@ -153,7 +172,19 @@ async def send(
                     continue
             content_type = response.headers.get("Content-Type")
             limit, keep = limits.plan(content_type)
-            data, capped, total = await read_body_bytes(response, limit, keep)
+            streams = (
+                limits.overflow is not None
+                and 200 <= response.status < 300
+                and is_json_type(media_type(content_type))
+            )
+            data, capped, total = await read_body_bytes(
+                response, limit, keep, cut=not streams
+            )
+            streamed = None
+            if capped and streams and limits.overflow is not None:
+                streamed = limits.overflow(response.charset)
+                total = await _stream_on(response, data, streamed)
+                data, capped = b"", False
             return Response(
                 response.status,
                 data,
@@ -165,4 +196,29 @@ async def send(
                 response.content_length,
                 response.headers,
                 {name: morsel.value for name, morsel in response.cookies.items()},
+                streamed,
             )
+
+
+async def _stream_on(
+    response: aiohttp.ClientResponse, start: bytes, sink: Overflow
+) -> int:
+    """Give ``sink`` what was read, then the rest as it arrives (a chunk at a
+    time: memory holds one); hang up once it needs no more. The bytes read."""
+    total = len(start)
+    done = False
+    for at in range(0, len(start), _READ_CHUNK):
+        if done := sink.feed(start[at : at + _READ_CHUNK]):
+            break
+    del start
+    while not done:
+        chunk = await response.content.read(_READ_CHUNK)
+        if not chunk:
+            break
+        total += len(chunk)
+        done = sink.feed(chunk)
+    if done:
+        response.close()
+    else:
+        sink.close()
+    return total

@@ -224,6 +224,7 @@ LEXICON = Lexicon(
         no="nein",
         nothing="nichts",
         items="{count} Einträge",
+        some_items="{count} von {total} Einträgen",
         decimal=",",
         keys={
             "temperature": "Temperatur",

@@ -235,6 +235,7 @@ LEXICON = Lexicon(
         no="no",
         nothing="nothing",
         items="{count} items",
+        some_items="{count} of {total} items",
         decimal=".",
         keys={"temp": "temperature"},
     ),

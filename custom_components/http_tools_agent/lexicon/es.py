@@ -158,6 +158,7 @@ LEXICON = Lexicon(
         no="no",
         nothing="nada",
         items="{count} elementos",
+        some_items="{count} de {total} elementos",
         decimal=",",
         keys={
             "temperature": "temperatura",

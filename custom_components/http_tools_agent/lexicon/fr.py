@@ -211,6 +211,7 @@ LEXICON = Lexicon(
         no="non",
         nothing="rien",
         items="{count} éléments",
+        some_items="{count} sur {total} éléments",
         decimal=",",
         keys={
             "temperature": "température",

@@ -174,6 +174,7 @@ LEXICON = Lexicon(
         no="no",
         nothing="niente",
         items="{count} elementi",
+        some_items="{count} di {total} elementi",
         decimal=",",
         keys={
             "temperature": "temperatura",
