@@ -221,3 +221,76 @@ def test_a_call_inside_closed_thinking_does_not_run() -> None:
         assert out.calls == []
         assert out.text == "It is sunny."
         assert "<tool_call>" in out.thinking
+
+
+@pytest.mark.parametrize(
+    "reply",
+    [
+        '<|tool_call>call:get_weather{city:<|"|>Rome}<tool_call|>',  # string open
+        "<|tool_call>call:get_weather{city}<tool_call|>",  # no key:value
+        '<|tool_call>call:get_weather{city:<|"|>Rome<|"|> days:2}<tool_call|>',
+        "<|tool_call>call:get_weather{list:[1, 2}<tool_call|>",
+        "<|tool_call>call:get weather{}<tool_call|>",  # a name with a space
+        "<|tool_call>call:get_weather<tool_call|>",  # no braces
+        "<|tool_call><tool_call|>",  # empty
+        '<|tool_call>call:get_weather{city:"Rome}<tool_call|>',
+        "<start_function_call>call:get_weather{city:<escape>Rome",  # cut off
+        '[TOOL_CALLS]get_weather[ARGS]{"city": Rome}',
+        '[TOOL_CALLS]get_weather[ARGS]["Rome"]',
+        "[TOOL_CALLS]{get_weather}",
+        "<|tool_call|>[get_weather(city=input())]",
+        "<|tool_call|>[get_weather('Rome', 'Paris')]",
+        "<|tool_call|>[get_weather(**{'city': 'Rome'})]",
+        "<|tool_call|>[1 +]",
+        '<|tool_call|>[{"name": "get_weather", "arguments": {"city": "Rome"}} x',
+        "<TOOLCALL>   </TOOLCALL>",
+        "<TOOLCALL>[]</TOOLCALL>",
+        "<TOOLCALL>[{bad json}]</TOOLCALL>",
+        "<tool_call>get_weather<arg_key>city</arg_key></tool_call>",
+        "<tool_call>get weather<arg_key>city</arg_key><arg_value>Rome</arg_value></tool_call>",
+        "<|channel|>commentary to=functions.get_weather<|message|>{city: Rome}<|call|>",
+        '<|channel|>commentary to=functions.get_weather<|message|>["Rome"]<|call|>',
+        '<|channel|>commentary to=functions.get_weather<|message|>{"city"',
+        '<tool_call>{{"name": "get_weather", "arguments": {"city": "Rome"}}</tool_call>',
+    ],
+)
+def test_broken_markup_of_a_family_is_a_problem_never_words(reply: str) -> None:
+    """The model is told its call could not be read; nothing of it is heard."""
+    for deltas in _chunkings(reply):
+        out, _ = filter_stream(deltas, TOOLS)
+        assert out.calls == []
+        assert out.problems, deltas
+        assert all(
+            p.startswith("Error: could not parse tool call: ") for p in out.problems
+        )
+        for leak in ("<|", "|>", "[TOOL_CALLS]", "<TOOLCALL>", "<arg_key>", "call:"):
+            assert leak not in out.text
+
+
+@pytest.mark.parametrize(
+    ("reply", "args"),
+    [
+        (
+            '<|tool_call>call:add_item{name:<|"|>milk<|"|>,opts:{fresh:true,tags:'
+            '[<|"|>a<|"|>,2,null]},qty:-1.5e1}<tool_call|>',
+            {
+                "name": "milk",
+                "opts": {"fresh": True, "tags": ["a", 2, None]},
+                "qty": -15.0,
+            },
+        ),
+        ("<|tool_call>call:add_item{}<tool_call|>", {}),
+        (
+            '<|tool_call>call:add_item{name:"oat, milk"}<tool_call|>',
+            {"name": "oat, milk"},
+        ),
+        ("[add_item(name='milk', tags={'a', 'b'}, extra={'k': [1, (2, 3)]})]", None),
+        ('<|python_tag|>brave_search.call(query="Rome")', None),
+    ],
+)
+def test_nested_values_of_each_syntax(reply: str, args: dict[str, Any] | None) -> None:
+    out, _ = filter_stream(pieces(reply), TOOLS)
+    assert len(out.calls) == 1
+    if args is not None:
+        assert out.calls[0].arguments == args
+    assert out.text.strip() == ""

@@ -80,9 +80,10 @@ def parse_call_list(body: str, tools: ToolNames, *, closed: bool) -> Parsed:
         out.problems.append(problem("empty call block", body))
         return out
     if stripped[0] == "{" or stripped[:2].replace(" ", "") in ("[{", "[]"):
-        rest = parse_json_values(stripped, tools, closed=closed, out=out)
-        if rest.strip() and not out.problems:
-            out.problems.append(problem("text after the calls", stripped))
+        # Words after the calls inside a marker are no answer: dropped.
+        parse_json_values(stripped, tools, closed=closed, out=out)
+        if not out.calls and not out.problems:
+            out.problems.append(problem("expected JSON calls", stripped))
         return out
     found = parse_pythonic(stripped, tools, tagged=True)
     return found if found is not None else out

@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import ast
 from typing import Any
+import warnings
 
 from .markup import Parsed, RawCall, problem
 from .names import ToolNames
@@ -107,7 +108,10 @@ def parse_pythonic(text: str, tools: ToolNames, *, tagged: bool) -> Parsed | Non
             return Parsed(problems=[problem("the call is too long", source)])
         return None
     try:
-        tree = ast.parse(source, mode="eval").body
+        with warnings.catch_warnings():
+            # A model's "\/" is no reason for Python to warn in the log.
+            warnings.simplefilter("ignore", SyntaxWarning)
+            tree = ast.parse(source, mode="eval").body
     except SyntaxError, ValueError, RecursionError, MemoryError:
         tree = None
     calls = _calls_of(tree) if tree is not None else None

@@ -251,9 +251,14 @@ class ValueBlock:
         if self.kind in (Value.PYTHONIC, Value.STRIPPED, Value.CODE):
             self.rejected = True
             return k
+        self.raw = self.text
+        if self.kind is Value.MISTRAL and "[" in self._head:
+            # NAME[ARGS] and no JSON object after it: a broken call.
+            reason = "expected NAME[ARGS]{…}"
+            self.parsed = Parsed(problems=[problem(reason, "[TOOL_CALLS]" + self.raw)])
+            return k
         # A marker with no call after it: the marker goes, the rest is words.
-        self.parsed = Parsed(rest=self.text)
-        self._parts = []
+        self.parsed = Parsed(rest=self.raw)
         return k
 
 
