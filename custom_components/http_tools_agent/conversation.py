@@ -19,6 +19,7 @@ from .entity import HttpToolsAgentEntity
 from .runtime import HttpToolsConfigEntry
 from .server.warm_up import WARM_UP_TEXT, PromptWarmer, last_asked, warm_up_wanted
 from .tools.llm_api import current_agent
+from .turn.honesty import asks_back
 from .turn.prompt import async_note, split_prompt_template
 from .turn.request import Request
 from .turn.say import async_spoken_error
@@ -192,8 +193,10 @@ class HttpToolsConversationEntity(
 
         runtime.availability.async_mark_available()
         result = conversation.async_get_result_from_chat_log(user_input, chat_log)
-        if asks:
-            # The agent asked before it acts: a satellite listens again even
-            # when its question does not end in "?" (a PIN's instructions).
+        said = result.response.speech.get("plain", {}).get("speech", "")
+        if asks or asks_back(said):
+            # The agent asked before it acts (a PIN's instructions), or its
+            # answer asks the user something ("Please tell me which city."):
+            # a satellite listens again whatever the answer's last character.
             result.continue_conversation = True
         return result

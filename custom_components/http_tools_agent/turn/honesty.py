@@ -148,6 +148,28 @@ def _asks(sentence: str) -> bool:
     return first is None or first.group().lower() not in _ACTION_WORDS
 
 
+_ANY_QUESTION_WORD = re.compile(
+    r"\b(?:" + "|".join(every(lambda lex: lex.question_openers)) + ")",
+    re.IGNORECASE,
+)
+
+
+def asks_back(answer: str) -> bool:
+    """Whether the agent's answer ends asking the user something, whatever
+    its last character: a question ("Which city?", "Quale città"), or a
+    request to be told ("Please tell me which city.", "Dimmi quale città.").
+    A closing courtesy ("Let me know if you need anything.") holds no
+    question word after its request and is a statement."""
+    sentences = [s for s in _SENTENCE.findall(answer) if _FIRST_WORD.search(s)]
+    if not sentences:
+        return False
+    last = sentences[-1]
+    if last.rstrip().endswith("?") or _QUESTION_OPENER.match(last):
+        return True
+    told = _INFO_REQUEST.search(last)
+    return told is not None and bool(_ANY_QUESTION_WORD.search(last, told.end()))
+
+
 def claims_action(text: str) -> bool:
     """Whether `text` says that something was done."""
     return bool(_CLAIM.search(text))
