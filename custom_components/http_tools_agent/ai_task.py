@@ -31,6 +31,7 @@ from .task_data import (
     mismatch_note,
     read_structured,
     structure_prompt,
+    structure_schema,
 )
 from .tools.llm_api import current_agent
 from .turn.loop import TurnLoop
@@ -117,7 +118,14 @@ class HttpToolsAITaskEntity(ai_task.AITaskEntity, HttpToolsAgentEntity):
         runtime = self.entry.runtime_data
         try:
             with runtime.turns.turn():
-                turn = self.turn(chat_log, data=True, images=images)
+                turn = self.turn(
+                    chat_log,
+                    data=True,
+                    images=images,
+                    structure=structure_schema(task.structure, chat_log.llm_api)
+                    if task.structure is not None
+                    else None,
+                )
                 await TurnLoop(self.hass, runtime, turn, self.entity_id).async_run()
         except HomeAssistantError as err:
             self.async_server_failed(runtime, err)

@@ -7,7 +7,7 @@ A turn is built here from the agent's settings and the house
 from __future__ import annotations
 
 from dataclasses import replace
-from typing import override
+from typing import Any, override
 
 from homeassistant.components import conversation
 from homeassistant.config_entries import (
@@ -137,6 +137,7 @@ class HttpToolsAgentEntity(Entity):
         cut_note: str = "",
         data: bool = False,
         images: tuple[str, ...] = (),
+        structure: dict[str, Any] | None = None,
         device_id: str | None = None,
         confirmed_request: str | None = None,
     ) -> Turn:
@@ -163,6 +164,7 @@ class HttpToolsAgentEntity(Entity):
             language=language,
             data=data,
             images=images,
+            structure=structure,
             device_id=device_id,
             confirmed_request=confirmed_request,
             sensitive=sensitive_intents(self.hass) if options.confirm_intents else None,

@@ -29,6 +29,7 @@ from openai.types.chat.chat_completion_content_part_image_param import ImageURL
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 from ..agent_options import ToolChoice, request_extra, thinking_fields
+from ..server.info import KIND_LLAMA_CPP, KIND_LLAMA_CPP_PYTHON
 from ..small.answer import answer_nudge
 from .context_fit import answer_reserve, request_chars
 from .examples import examples_text
@@ -120,6 +121,19 @@ def tool_choice(turn: Turn, ask: Ask) -> ToolChoice:
     return turn.options.tool_choice
 
 
+def response_format(schema: dict[str, Any], server_kind: str) -> Any:
+    """An answer that fits `schema`, in the form the server reads:
+    llama.cpp's servers (llama-server and llama-cpp-python) take
+    `json_object` with a `schema`; OpenAI, vLLM and Ollama take OpenAI's
+    `json_schema`."""
+    if server_kind in (KIND_LLAMA_CPP, KIND_LLAMA_CPP_PYTHON):
+        return {"type": "json_object", "schema": schema}
+    return {
+        "type": "json_schema",
+        "json_schema": {"name": "answer", "schema": schema},
+    }
+
+
 def build_request(turn: Turn, ask: Ask) -> Request:
     """The request `ask` sends now."""
     options = turn.options
@@ -162,6 +176,15 @@ def build_request(turn: Turn, ask: Ask) -> Request:
     if turn.tools:
         params["tools"] = turn.tools
         params["tool_choice"] = tool_choice(turn, ask)
+    if turn.structure is not None and (
+        ask in (Ask.ANSWER, Ask.CLOSING) or not turn.tools
+    ):
+        # An AI task's structure, on a request for the answer (a round that
+        # may call tools has none: a grammar would keep the model from
+        # calling): the server writes only JSON that fits it. The 0.5B
+        # model, asked for the data after reading the weather, wrote the
+        # JSON schema itself without it.
+        params["response_format"] = response_format(turn.structure, turn.server.kind)
     extra = request_extra(
         options.extra_body, thinking_fields(options.thinking, turn.server.kind)
     )

@@ -67,6 +67,9 @@ class Turn:
     # question carries (data URLs of its attachments).
     data: bool = False
     images: tuple[str, ...] = ()
+    # An AI task's structure as a JSON schema: the request that calls no
+    # tool asks the server for JSON that fits it (`turn/request.py`).
+    structure: dict[str, Any] | None = None
     # The device that asked (a satellite): a held call belongs to it.
     device_id: str | None = None
     # The request this turn answers when the user's words of this turn are
