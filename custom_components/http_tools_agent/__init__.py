@@ -26,6 +26,7 @@ from .const import (
 from .engine.sessions import SessionStore
 from .flows.agent_form import async_task_title, default_task_data, first_agent_model
 from .redact import display_url
+from .rest_view import HttpToolsView
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime, ToolSettings
 from .server.availability import ServerAvailability
 from .server.client import ServerCheckError, async_connect, async_model_entries
@@ -46,7 +47,6 @@ from .tools.entry_tools import (
     tools_file_issue_id,
 )
 from .tools.llm_api import HttpToolsAPI, api_id_for
-from .tools.rest_view import HttpToolsView
 
 PLATFORMS = (Platform.AI_TASK, Platform.CONVERSATION)
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
