@@ -212,6 +212,10 @@ async def test_an_intent_that_matched_nothing_and_an_echo_loop(
     that the light was not turned on. (Capable: the small rules would
     leave the invented area and floor out.)"""
     await setup(hass, llm_server, tool_endpoint, "capable", assist=True)
+    # The demo's light starts on: off, a turn-on that ran would show.
+    await hass.services.async_call(
+        "light", "turn_off", {"entity_id": "light.kitchen_lights"}, blocking=True
+    )
     never = asyncio.Event()
     llm_server.add(
         tool_calls_stream(
@@ -233,7 +237,7 @@ async def test_an_intent_that_matched_nothing_and_an_echo_loop(
     assert speech(result) == spoken
     light = hass.states.get("light.kitchen_lights")
     assert light is not None
-    assert light.state == "on"  # never changed
+    assert light.state == "off"  # never turned on
     offered = [t["function"]["name"] for t in llm_server.requests[0]["tools"]]
     assert any(name.endswith("HassTurnOn") for name in offered)
 
