@@ -42,6 +42,7 @@ from .kit import (
     load_integration,
     server_entry,
 )
+from .said import said
 from .servers import (
     FakeLLMServer,
     ToolEndpoint,
@@ -379,8 +380,8 @@ async def test_no_answer_is_an_error_not_data(
         await generate(hass, instructions="Summarise my day.")
 
     message = await async_spoken_error(hass, "en", caught.value)
-    assert message == (
-        "The AI task Test task got no answer from the model: The model gave no answer."
+    assert message == said(
+        "task_no_answer", task="Test task", said=said("empty_answer")
     )
 
 

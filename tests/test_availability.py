@@ -20,6 +20,7 @@ from custom_components.http_tools_agent.server import client
 from custom_components.http_tools_agent.server.availability import RECHECK_INTERVAL
 
 from .kit import AGENT_ID, converse, load_integration, speech
+from .said import said
 from .servers import FakeLLMServer, error, text_stream
 
 LOGGER_NAME = "custom_components.http_tools_agent"
@@ -178,5 +179,5 @@ async def test_server_that_stops_answering_counts_as_unavailable(
 
     result = await converse(hass, "Hello")
 
-    assert speech(result) == "The language model server took too long to answer."
+    assert speech(result) == said("timeout")
     assert agent_state(hass) == "unavailable"

@@ -20,6 +20,7 @@ from custom_components.http_tools_agent.const import CONF_PROFILE, CONF_TOOLS
 
 from .house import async_demo_house
 from .kit import API_ID, converse, load_integration, server_entry, speech
+from .said import failed
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
 
 
@@ -92,9 +93,7 @@ async def test_an_http_error_is_said_as_failed(
     result = await converse(hass, "Add milk to the list.")
 
     assert [r.path for r in tool_endpoint.requests] == ["/fail"]
-    assert speech(result) == (
-        "That did not happen: the service answered with error 500."
-    )
+    assert speech(result) == failed("reason_http_status", status="500")
     shown = " ".join(c.get("content") or "" for c in chat_contents)
     assert "added milk" not in shown
 
@@ -169,9 +168,8 @@ async def test_one_of_two_actions_failed(
 
     assert sorted(r.path for r in tool_endpoint.requests) == ["/fail", "/hook"]
     # Which one did not happen, in words a person says.
-    assert speech(result) == (
-        "Not all of it happened: add item did not work, "
-        "the service answered with error 500."
+    assert speech(result) == failed(
+        "reason_http_status", action="add item", status="500"
     )
 
 
@@ -179,23 +177,11 @@ ERROR_JSON = json.dumps({"error": "MatchFailedError", "error_text": "no match"})
 
 
 @pytest.mark.parametrize(
-    ("language", "request_text", "spoken"),
+    ("language", "request_text"),
     [
-        (
-            "en",
-            "Turn on the kitchen light.",
-            "That did not happen: Home Assistant found no such device.",
-        ),
-        (
-            "it",
-            "Accendi la luce della cucina.",
-            "Non è stato fatto: Home Assistant non ha trovato quel dispositivo.",
-        ),
-        (
-            "es",
-            "Enciende la luz de la cocina.",
-            "Eso no se hizo: Home Assistant no encontró ese dispositivo.",
-        ),
+        ("en", "Turn on the kitchen light."),
+        ("it", "Accendi la luce della cucina."),
+        ("es", "Enciende la luz de la cocina."),
     ],
 )
 async def test_an_intent_that_matched_nothing_and_an_echo_loop(
@@ -204,7 +190,6 @@ async def test_an_intent_that_matched_nothing_and_an_echo_loop(
     tool_endpoint: ToolEndpoint,
     language: str,
     request_text: str,
-    spoken: str,
 ) -> None:
     """HassTurnOn with an invented area matches no device; the model writes
     the error back line after line (Qwen2.5-0.5B did until `max_tokens`,
@@ -234,7 +219,7 @@ async def test_an_intent_that_matched_nothing_and_an_echo_loop(
         result = await converse(hass, request_text, language=language)
 
     never.set()
-    assert speech(result) == spoken
+    assert speech(result) == failed("reason_no_device", language)
     light = hass.states.get("light.kitchen_lights")
     assert light is not None
     assert light.state == "off"  # never turned on
@@ -248,11 +233,7 @@ async def test_an_intent_that_matched_nothing_and_an_echo_loop(
         # Home Assistant's own sentence for HassTurnOff by name: no request
         # for the model's words (`Rules.tool_speech`).
         ("small", "off", "Turned off the light"),
-        (
-            "capable",
-            "on",
-            "That did not happen: Home Assistant found no such device.",
-        ),
+        ("capable", "on", failed("reason_no_device")),
     ],
 )
 async def test_an_invented_floor_is_left_out_under_the_small_rules(
