@@ -21,12 +21,11 @@ import pytest
 from custom_components.http_tools_agent.const import (
     CONF_PROFILE,
     CONF_SECRETS,
-    CONF_TOOLS,
     DOMAIN,
 )
 from custom_components.http_tools_agent.turn import hold
 
-from .kit import AGENT_ID, load_integration, server_entry, speech
+from .kit import AGENT_ID, agent_with_tools, speech
 from .said import confirm_pin_question, said
 from .servers import (
     FakeLLMServer,
@@ -85,16 +84,13 @@ async def setup(
     secrets: dict[str, str] | None = None,
     **delete: Any,
 ) -> None:
-    entry = server_entry(
+    await agent_with_tools(
+        hass,
         llm_server.base_url,
-        options={
-            CONF_TOOLS: item_tools(tool_endpoint.url, **delete),
-            CONF_SECRETS: secrets or {},
-        },
+        item_tools(tool_endpoint.url, **delete),
+        options={CONF_SECRETS: secrets or {}},
         agent={CONF_PROFILE: profile},
     )
-    entry.add_to_hass(hass)
-    await load_integration(hass)
 
 
 async def say(

@@ -16,10 +16,15 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 import pytest
 
-from custom_components.http_tools_agent.const import CONF_PROFILE, CONF_TOOLS
+from custom_components.http_tools_agent.const import CONF_PROFILE
 
 from .house import async_demo_house
-from .kit import API_ID, converse, load_integration, server_entry, speech
+from .kit import (
+    API_ID,
+    agent_with_tools,
+    converse,
+    speech,
+)
 from .said import failed
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
 
@@ -62,16 +67,15 @@ async def setup(
 ) -> None:
     if assist:
         await async_demo_house(hass)
-    entry = server_entry(
+    await agent_with_tools(
+        hass,
         llm_server.base_url,
-        options={CONF_TOOLS: failing_tools(tool_endpoint.url)},
+        failing_tools(tool_endpoint.url),
         agent={
             CONF_PROFILE: profile,
             "llm_hass_api": [API_ID, llm.LLM_API_ASSIST] if assist else [API_ID],
         },
     )
-    entry.add_to_hass(hass)
-    await load_integration(hass)
 
 
 @pytest.mark.parametrize("profile", ["capable", "small"])

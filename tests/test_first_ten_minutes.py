@@ -13,14 +13,11 @@ went on for minutes.
 
 from __future__ import annotations
 
-from typing import Any
-
 from homeassistant.const import CONF_LLM_HASS_API
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 import pytest
 
-from custom_components.http_tools_agent.const import CONF_TOOLS
 from custom_components.http_tools_agent.turn.honesty import Withheld
 from custom_components.http_tools_agent.turn.request import RETRY_NUDGES
 from custom_components.http_tools_agent.turn.runaway import MAX_CHARS
@@ -28,17 +25,15 @@ from dev.demo_house import HOUSE, async_set_up_house
 from dev.demo_setup import MODEL
 from dev.tool_server import DEMO_TOOLS, DemoToolServer
 
-from .kit import API_ID, converse, load_integration, server_entry, speech
+from .kit import (
+    API_ID,
+    agent_with_tools,
+    converse,
+    speech,
+)
 from .markup import assert_clean
 from .said import failed, said
 from .servers import FakeLLMServer, completion, demo_capture, text_stream
-
-
-@pytest.fixture
-async def items(socket_enabled: None) -> Any:
-    """The demo tool server (weather, the shopping list, the webhook)."""
-    async with DemoToolServer() as server:
-        yield server
 
 
 async def demo_agent(
@@ -47,14 +42,13 @@ async def demo_agent(
     """The agent as `scripts/demo` makes it: Assist over the demo's house
     beside its six HTTP tools, the model's profile (small)."""
     await async_set_up_house(hass)
-    entry = server_entry(
+    await agent_with_tools(
+        hass,
         llm_server.base_url,
-        options={CONF_TOOLS: items.tools(list(DEMO_TOOLS))},
+        items.tools(list(DEMO_TOOLS)),
         model=MODEL,
         agent={CONF_LLM_HASS_API: [llm.LLM_API_ASSIST, API_ID]},
     )
-    entry.add_to_hass(hass)
-    await load_integration(hass)
 
 
 def lights_on(hass: HomeAssistant) -> set[str]:

@@ -19,7 +19,6 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.http_tools_agent.const import (
     CONF_HISTORY,
     CONF_PROFILE,
-    CONF_TOOLS,
 )
 from custom_components.http_tools_agent.turn.honesty import (
     NARRATION_OPENERS,
@@ -35,7 +34,12 @@ from custom_components.http_tools_agent.turn.honesty import (
 from custom_components.http_tools_agent.turn.request import RETRY_NUDGES
 from dev.tool_server import DEMO_TOOLS, DemoToolServer
 
-from .kit import converse, load_integration, run_at_once, server_entry, speech
+from .kit import (
+    agent_with_tools,
+    converse,
+    run_at_once,
+    speech,
+)
 from .markup import assert_clean
 from .said import said
 from .servers import FakeLLMServer, completion, text_stream, tool_calls_stream
@@ -202,23 +206,15 @@ def test_a_word_that_may_become_a_tool_name_waits() -> None:
 # --- turns -------------------------------------------------------------------
 
 
-@pytest.fixture
-async def items(socket_enabled: None) -> Any:
-    async with DemoToolServer() as server:
-        yield server
-
-
 async def setup(
     hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer, **agent: Any
 ) -> MockConfigEntry:
-    entry = server_entry(
+    return await agent_with_tools(
+        hass,
         llm_server.base_url,
-        options={CONF_TOOLS: run_at_once(items.tools(list(DEMO_TOOLS)))},
-        agent=agent or None,
+        run_at_once(items.tools(list(DEMO_TOOLS))),
+        agent=agent,
     )
-    entry.add_to_hass(hass)
-    await load_integration(hass)
-    return entry
 
 
 def last_user(body: dict[str, Any]) -> str:

@@ -31,7 +31,12 @@ from custom_components.http_tools_agent.turn.intent_speech import (
 )
 
 from .house import async_demo_house
-from .kit import API_ID, converse, load_integration, server_entry, speech
+from .kit import (
+    API_ID,
+    agent_with_tools,
+    converse,
+    speech,
+)
 from .said import failed
 from .servers import (
     FakeLLMServer,
@@ -53,12 +58,11 @@ async def setup(hass: HomeAssistant, llm_server: FakeLLMServer, profile: str) ->
     assert light is not None
     assert light.device_id is not None
     dr.async_get(hass).async_update_device(light.device_id, area_id=area.id)
-    entry = server_entry(
+    await agent_with_tools(
+        hass,
         llm_server.base_url,
         agent={CONF_PROFILE: profile, CONF_LLM_HASS_API: [API_ID, llm.LLM_API_ASSIST]},
     )
-    entry.add_to_hass(hass)
-    await load_integration(hass)
 
 
 async def ask(
