@@ -4,7 +4,8 @@ renders them (`turn/say.py`): the same keys, the same placeholders.
 A test compares speech with `said(...)`, never with a copy of the sentence,
 so rewording a message in `strings.json` or a translation changes no test,
 while a test still fails when the agent says another message, fills it with
-other words, or says nothing of its own. No Home Assistant here: the files
+other words, says nothing of its own, or a message stops saying what a
+placeholder held. No Home Assistant here: the files
 are read as the agent's translation loader reads them.
 """
 
@@ -13,6 +14,7 @@ from __future__ import annotations
 import functools
 import json
 from pathlib import Path
+import string
 
 TRANSLATIONS = (
     Path(__file__).resolve().parents[1]
@@ -30,8 +32,13 @@ def messages(language: str = "en") -> dict[str, str]:
 
 
 def said(key: str, language: str = "en", /, **placeholders: str) -> str:
-    """Message `key` in `language` with its placeholders filled."""
-    return messages(language)[key].format(**placeholders)
+    """Message `key` in `language` with its placeholders filled; each one
+    given must be in the message (a message that stops saying the reason or
+    the names a test gives fails that test)."""
+    template = messages(language)[key]
+    fields = {name for _, name, _, _ in string.Formatter().parse(template) if name}
+    assert fields == set(placeholders), (key, language, template, placeholders)
+    return template.format(**placeholders)
 
 
 def failed(
