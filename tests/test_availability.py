@@ -100,8 +100,8 @@ async def test_gateway_error_counts_as_unavailable_other_errors_do_not(
     an outage; a 400 about the request comes from a server that is there."""
     # The SDK retries a 5xx once.
     llm_server.add(*[error(503, "Loading model")] * 2)
-    assert speech(await converse(hass, "Hello")) == (
-        "The language model server reported an error (HTTP 503): Loading model"
+    assert speech(await converse(hass, "Hello")) == said(
+        "server_error", status="503", message="Loading model"
     )
     assert agent_state(hass) == "unavailable"
 

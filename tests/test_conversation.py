@@ -491,10 +491,7 @@ async def test_error_is_spoken_in_the_users_language(
 
     result = await converse(hass, "Ciao", language="it")
 
-    assert (
-        speech(result)
-        == "Il server del modello linguistico ha rifiutato la chiave API."
-    )
+    assert speech(result) == said("invalid_auth", "it")
 
 
 def _ollama_stream(*calls: tuple[str, dict[str, Any]]) -> Reply:
