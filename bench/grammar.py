@@ -18,6 +18,7 @@ import re
 from typing import Any
 from unittest import mock
 
+from custom_components.http_tools_agent.server.client import Request
 from custom_components.http_tools_agent.turn import (
     request as request_module,
     state as turn_module,
@@ -91,7 +92,7 @@ def grammar_in_requests() -> Iterator[None]:
 
     def request(
         self: turn_module.Turn, ask: request_module.Ask = request_module.Ask.ROUND
-    ) -> request_module.Request:
+    ) -> Request:
         built = original(self, ask)
         if self.tools and ask is not request_module.Ask.CLOSING:
             built.extra_body["grammar"] = gbnf(list(self.tools))

@@ -14,9 +14,10 @@ from contextlib import contextmanager
 from typing import Any
 from unittest import mock
 
+from custom_components.http_tools_agent.server.client import Request
 from custom_components.http_tools_agent.small.answer import ANSWER_NUDGE
 from custom_components.http_tools_agent.turn import state as turn_module
-from custom_components.http_tools_agent.turn.request import Ask, Request
+from custom_components.http_tools_agent.turn.request import Ask
 from custom_components.http_tools_agent.turn.state import Turn
 
 

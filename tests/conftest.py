@@ -20,6 +20,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 import custom_components.http_tools_agent  # noqa: F401
 from custom_components.http_tools_agent.const import CONF_TOOLS
+from dev.tool_server import DemoToolServer
 
 from .kit import load_integration, server_entry, weather_tool
 from .servers import FakeLLMServer, ToolEndpoint
@@ -62,6 +63,14 @@ async def tool_endpoint(socket_enabled: None) -> AsyncGenerator[ToolEndpoint]:
     """The HTTP service the tools call, on 127.0.0.1."""
     async with ToolEndpoint() as endpoint:
         yield endpoint
+
+
+@pytest.fixture
+async def items(socket_enabled: None) -> AsyncGenerator[DemoToolServer]:
+    """The list server: the services the demo's tools call (weather, the
+    shopping list, the webhook), on 127.0.0.1."""
+    async with DemoToolServer() as server:
+        yield server
 
 
 @pytest.fixture

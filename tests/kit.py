@@ -2,7 +2,8 @@
 browser test drive Home Assistant the way a user does.
 
 - entries: `server_entry` (a server with one agent, as the config flow makes
-  it), `core_llama_cpp_entry` (Home Assistant's own llama.cpp agent on our
+  it), `agent_with_tools` (that entry set up, its agent with HTTP tools),
+  `core_llama_cpp_entry` (Home Assistant's own llama.cpp agent on our
   HTTP tools), `load_integration`, `add_agent`;
 - turns: `converse`, `speech`; in an Assist pipeline: `pipeline_events`,
   `chat_log_deltas`, `assert_rome_weather_ran`;
@@ -34,6 +35,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.http_tools_agent.config_flow import HttpToolsAgentConfigFlow
 from custom_components.http_tools_agent.const import (
     CONF_BASE_URL,
+    CONF_TOOLS,
     CONF_WARM_UP,
     DOMAIN,
 )
@@ -124,6 +126,31 @@ async def load_integration(hass: HomeAssistant) -> None:
     assert await async_setup_component(hass, "homeassistant", {})
     assert await async_setup_component(hass, DOMAIN, {})
     await hass.async_block_till_done()
+
+
+async def agent_with_tools(
+    hass: HomeAssistant,
+    base_url: str,
+    tools: list[dict[str, Any]] | None = None,
+    *,
+    options: dict[str, Any] | None = None,
+    model: str = "local",
+    agent: dict[str, Any] | None = None,
+) -> MockConfigEntry:
+    """Set up Home Assistant with an entry for the server at `base_url`
+    whose one agent offers the HTTP `tools` (`options`: more of the entry's
+    options; `agent`: the agent's settings over the config flow's); return
+    the entry."""
+    entry_options = {
+        **({CONF_TOOLS: tools} if tools is not None else {}),
+        **(options or {}),
+    }
+    entry = server_entry(
+        base_url, options=entry_options or None, model=model, agent=agent
+    )
+    entry.add_to_hass(hass)
+    await load_integration(hass)
+    return entry
 
 
 async def add_agent(hass: HomeAssistant, entry: MockConfigEntry) -> str:

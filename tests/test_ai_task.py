@@ -42,6 +42,7 @@ from .kit import (
     load_integration,
     server_entry,
 )
+from .said import said
 from .servers import (
     FakeLLMServer,
     ToolEndpoint,
@@ -226,12 +227,14 @@ async def test_a_server_error_is_a_clear_error(
     hass: HomeAssistant, llm_server: FakeLLMServer
 ) -> None:
     """The server's failure is the task's error, in words."""
-    llm_server.add(error(500, "model crashed", type_="server_error"))
+    # The client retries a 5xx once.
+    llm_server.add(*[error(500, "model crashed", type_="server_error")] * 2)
 
     with pytest.raises(HomeAssistantError) as caught:
         await generate(hass, instructions="Summarise my day.")
 
-    assert "The language model server reported an error (HTTP 500)" in str(caught.value)
+    message = await async_spoken_error(hass, "en", caught.value)
+    assert message == said("server_error", status="500", message="model crashed")
 
 
 @pytest.mark.usefixtures("ai_task_ready")
@@ -379,8 +382,8 @@ async def test_no_answer_is_an_error_not_data(
         await generate(hass, instructions="Summarise my day.")
 
     message = await async_spoken_error(hass, "en", caught.value)
-    assert message == (
-        "The AI task Test task got no answer from the model: The model gave no answer."
+    assert message == said(
+        "task_no_answer", task="Test task", said=said("empty_answer")
     )
 
 

@@ -24,6 +24,7 @@ from custom_components.http_tools_agent.const import (
 from custom_components.http_tools_agent.small.answer import ANSWER_NUDGE, MoreOf
 
 from .kit import call_service, converse, speech
+from .said import said
 from .servers import (
     FakeLLMServer,
     ToolEndpoint,
@@ -238,7 +239,7 @@ async def test_an_empty_result_read_out_says_nothing_came_back(
 
     result = await converse(hass, "What's on my list?")
 
-    assert speech(result) == "I found nothing."
+    assert speech(result) == said("tool_result_empty")
     assert [r.path for r in tool_endpoint.requests] == ["/empty"]
 
 

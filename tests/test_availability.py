@@ -20,6 +20,7 @@ from custom_components.http_tools_agent.server import client
 from custom_components.http_tools_agent.server.availability import RECHECK_INTERVAL
 
 from .kit import AGENT_ID, converse, load_integration, speech
+from .said import said
 from .servers import FakeLLMServer, error, text_stream
 
 LOGGER_NAME = "custom_components.http_tools_agent"
@@ -99,8 +100,8 @@ async def test_gateway_error_counts_as_unavailable_other_errors_do_not(
     an outage; a 400 about the request comes from a server that is there."""
     # The SDK retries a 5xx once.
     llm_server.add(*[error(503, "Loading model")] * 2)
-    assert speech(await converse(hass, "Hello")) == (
-        "The language model server reported an error (HTTP 503): Loading model"
+    assert speech(await converse(hass, "Hello")) == said(
+        "server_error", status="503", message="Loading model"
     )
     assert agent_state(hass) == "unavailable"
 
@@ -178,5 +179,5 @@ async def test_server_that_stops_answering_counts_as_unavailable(
 
     result = await converse(hass, "Hello")
 
-    assert speech(result) == "The language model server took too long to answer."
+    assert speech(result) == said("timeout")
     assert agent_state(hass) == "unavailable"

@@ -21,12 +21,12 @@ import pytest
 from custom_components.http_tools_agent.const import (
     CONF_PROFILE,
     CONF_SECRETS,
-    CONF_TOOLS,
     DOMAIN,
 )
 from custom_components.http_tools_agent.turn import hold
 
-from .kit import AGENT_ID, load_integration, server_entry, speech
+from .kit import AGENT_ID, agent_with_tools, speech
+from .said import confirm_pin_question, said
 from .servers import (
     FakeLLMServer,
     Reply,
@@ -84,16 +84,13 @@ async def setup(
     secrets: dict[str, str] | None = None,
     **delete: Any,
 ) -> None:
-    entry = server_entry(
+    await agent_with_tools(
+        hass,
         llm_server.base_url,
-        options={
-            CONF_TOOLS: item_tools(tool_endpoint.url, **delete),
-            CONF_SECRETS: secrets or {},
-        },
+        item_tools(tool_endpoint.url, **delete),
+        options={CONF_SECRETS: secrets or {}},
         agent={CONF_PROFILE: profile},
     )
-    entry.add_to_hass(hass)
-    await load_integration(hass)
 
 
 async def say(
@@ -138,7 +135,9 @@ async def test_a_delete_waits_for_the_yes_and_runs_once(
     asked = await say(hass, "Delete item 3 from the shopping list.")
 
     assert deletes(tool_endpoint) == []
-    assert speech(asked) == "Should I delete item: item id 3?"
+    assert speech(asked) == said(
+        "confirm_question", action="delete item", details="item id 3"
+    )
     assert asked.continue_conversation is True
     requests_before = len(llm_server.requests)
 
@@ -177,7 +176,9 @@ async def test_a_call_that_cannot_run_is_never_asked_about(
     asked = await say(hass, "Delete item 3 from the shopping list.")
 
     assert deletes(tool_endpoint) == []
-    assert speech(asked) == "Should I delete item: item id 3?"
+    assert speech(asked) == said(
+        "confirm_question", action="delete item", details="item id 3"
+    )
     sent = [m for m in llm_server.requests[1]["messages"] if m["role"] == "tool"]
     assert sent[-1]["content"].startswith(
         "Error: missing required argument 'item_id' for tool 'delete_item'"
@@ -207,34 +208,30 @@ async def test_a_repeated_call_after_the_yes_does_not_run_again(
 
 
 @pytest.mark.parametrize(
-    ("language", "request_text", "question", "yes", "no"),
+    ("language", "request_text", "yes", "no"),
     [
-        ("en", "Delete item 3.", "Should I delete item: item id 3?", "yes", "no"),
+        ("en", "Delete item 3.", "yes", "no"),
         (
             "it",
             "Elimina l'articolo 3 dalla lista.",
-            "Devo procedere con «delete item»: item id 3?",
             "Sì, grazie",
             "No",
         ),
         (
             "es",
             "Elimina el artículo 3 de la lista.",
-            "¿Hago «delete item»: item id 3?",
             "Sí",
             "no gracias",
         ),
         (
             "de",
             "Lösche den Eintrag 3 von der Liste.",
-            "Soll ich „delete item“ ausführen: item id 3?",
             "Ja, bitte",
             "Nein",
         ),
         (
             "fr",
             "Supprime l'article 3 de la liste.",
-            "Dois-je faire « delete item » : item id 3 ?",
             "Oui, d'accord",
             "non merci",
         ),
@@ -247,7 +244,6 @@ async def test_the_question_and_the_answer_in_each_language(
     tool_endpoint: ToolEndpoint,
     language: str,
     request_text: str,
-    question: str,
     yes: str,
     no: str,
     answer: str,
@@ -258,7 +254,9 @@ async def test_the_question_and_the_answer_in_each_language(
     llm_server.add(tool_calls_stream(("delete_item", {"item_id": "3"})))
 
     asked = await say(hass, request_text, language=language)
-    assert speech(asked) == question
+    assert speech(asked) == said(
+        "confirm_question", language, action="delete item", details="item id 3"
+    )
 
     if answer == "yes":
         llm_server.add(text_stream("OK."))
@@ -267,16 +265,7 @@ async def test_the_question_and_the_answer_in_each_language(
         return
     declined = await say(hass, no, asked.conversation_id, language=language)
     assert deletes(tool_endpoint) == []
-    assert (
-        speech(declined)
-        == {
-            "en": "OK, I didn't do it.",
-            "it": "Va bene, non l'ho fatto.",
-            "es": "De acuerdo, no lo he hecho.",
-            "de": "Gut, ich habe es nicht getan.",
-            "fr": "D'accord, je ne l'ai pas fait.",
-        }[language]
-    )
+    assert speech(declined) == said("confirm_declined", language)
 
 
 @pytest.mark.parametrize(
@@ -299,7 +288,7 @@ async def test_anything_but_a_yes_runs_nothing(
     result = await say(hass, answer, asked.conversation_id)
 
     assert deletes(tool_endpoint) == []
-    assert speech(result) == "I didn't do it: that was not a yes."
+    assert speech(result) == said("confirm_not_answered")
     assert len(llm_server.requests) == requests  # no model round either
     # And a yes after that finds nothing held.
     llm_server.add(text_stream("Yes to what?"))
@@ -348,7 +337,7 @@ async def test_a_held_call_expires(
     late = await say(hass, "yes", asked.conversation_id)
 
     assert deletes(tool_endpoint) == []
-    assert speech(late) == "That question has expired, so I didn't do it."
+    assert speech(late) == said("confirm_expired")
 
 
 async def test_after_expiry_a_new_request_is_a_turn_as_any_other(
@@ -440,13 +429,15 @@ async def test_a_pin_right_and_wrong(
     await pin_setup(hass, llm_server, tool_endpoint)()
     llm_server.add(tool_calls_stream(("delete_item", {"item_id": "3"})))
     asked = await say(hass, "Delete item 3.")
-    assert speech(asked) == "Should I delete item: item id 3? Say yes and your PIN."
+    assert speech(asked) == confirm_pin_question(
+        said("confirm_question", action="delete item", details="item id 3")
+    )
     assert asked.continue_conversation is True
 
     bare = await say(hass, "yes", asked.conversation_id)
-    assert speech(bare) == "That PIN is not right. Say yes and your PIN again."
+    assert speech(bare) == said("confirm_wrong_pin")
     wrong = await say(hass, "yes 9999", asked.conversation_id)
-    assert speech(wrong) == "That PIN is not right. Say yes and your PIN again."
+    assert speech(wrong) == said("confirm_wrong_pin")
     assert wrong.continue_conversation is True
     assert deletes(tool_endpoint) == []
 
@@ -476,7 +467,7 @@ async def test_three_wrong_pins_drop_the_call(
     for _ in range(hold.MAX_PIN_ATTEMPTS - 1):
         await say(hass, "yes 0000", asked.conversation_id)
     last = await say(hass, "yes 0000", asked.conversation_id)
-    assert speech(last) == "That PIN is not right, so I didn't do it."
+    assert speech(last) == said("confirm_pin_locked")
     assert last.continue_conversation is False
 
     llm_server.add(text_stream("Yes to what?"))
@@ -500,7 +491,9 @@ async def test_two_held_calls_in_one_reply(
         )
     )
     asked = await say(hass, "Delete items 3 and 4 and add milk.")
-    assert speech(asked) == "Should I delete item: item id 3?"
+    assert speech(asked) == said(
+        "confirm_question", action="delete item", details="item id 3"
+    )
     assert [r.method for r in tool_endpoint.requests] == ["POST"]
 
     llm_server.add(text_stream("Done."))

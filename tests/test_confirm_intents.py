@@ -14,7 +14,7 @@ import pytest
 from custom_components.http_tools_agent.const import CONF_CONFIRM_INTENTS
 
 from .house import async_demo_doors
-from .kit import API_ID, load_integration, server_entry, speech
+from .kit import API_ID, agent_with_tools, speech
 from .servers import FakeLLMServer, text_stream, tool_calls_stream
 from .test_confirm import say
 
@@ -27,15 +27,14 @@ def state_of(hass: HomeAssistant, entity_id: str) -> str:
 
 async def setup(hass: HomeAssistant, llm_server: FakeLLMServer, ask: bool) -> None:
     await async_demo_doors(hass)
-    entry = server_entry(
+    await agent_with_tools(
+        hass,
         llm_server.base_url,
         agent={
             CONF_LLM_HASS_API: [API_ID, llm.LLM_API_ASSIST],
             CONF_CONFIRM_INTENTS: ask,
         },
     )
-    entry.add_to_hass(hass)
-    await load_integration(hass)
 
 
 async def test_an_unlock_waits_for_the_yes(

@@ -19,6 +19,7 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.http_tools_agent.const import CONF_MAX_TOKENS, CONF_PROFILE
 
 from .kit import converse, load_integration, question, speech
+from .said import said
 from .servers import (
     FakeLLMServer,
     ToolEndpoint,
@@ -196,7 +197,11 @@ async def test_a_second_context_error_is_spoken(
     result = await converse(hass, LONG)
 
     assert speech(result).startswith(
-        "The language model server reported an error (HTTP 400): request (3235 "
-        "tokens) exceeds the available context size (2048 tokens)"
+        said(
+            "server_error",
+            status="400",
+            message="request (3235 tokens) exceeds the available context size "
+            "(2048 tokens)",
+        )
     )
     assert len(llm_server.requests) == 2

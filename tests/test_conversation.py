@@ -23,6 +23,7 @@ from custom_components.http_tools_agent.const import (
 
 from .kit import API_ID, converse, question, speech
 from .markup import assert_clean
+from .said import said
 from .servers import (
     FakeLLMServer,
     Reply,
@@ -354,7 +355,7 @@ async def test_rounds_run_out_on_errors_the_user_hears_why(
 
     result = await converse(hass, "Time everywhere")
 
-    assert speech(result) == "Sorry, I couldn't find that out."
+    assert speech(result) == said("could_not_find_out")
     assert tool_endpoint.requests == []
 
 
@@ -419,29 +420,33 @@ def _cut(reply: Reply, at: int) -> Reply:
     [
         (
             error(401, "Invalid API key", type_="auth"),
-            "The language model server refused the API key.",
+            said("invalid_auth"),
         ),
         (
             error(
                 400,
                 '"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
             ),
-            'The language model server reported an error (HTTP 400): "auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+            said(
+                "server_error",
+                status="400",
+                message='"auto" tool choice requires --enable-auto-tool-choice and --tool-call-parser to be set',
+            ),
         ),
         (
             Reply(status=500, body=b"Internal Server Error", content_type="text/plain"),
-            "The language model server reported an error (HTTP 500): Internal Server Error",
+            said("server_error", status="500", message="Internal Server Error"),
         ),
         (
             _cut(transcript("llama-server__smalltalk_stream"), 900),
-            "The language model server stopped in the middle of the answer.",
+            said("stream_interrupted"),
         ),
         (
             Reply(
                 content_type="text/event-stream",
                 body=b'data: {"id": "x", "choices": [{"index": 0, "delta": {"content": "Hel\n\n',
             ),
-            "The language model server sent an answer I can't read.",
+            said("malformed_response"),
         ),
     ],
     ids=["401", "400-vllm", "500", "cut-stream", "malformed-sse"],
@@ -486,10 +491,7 @@ async def test_error_is_spoken_in_the_users_language(
 
     result = await converse(hass, "Ciao", language="it")
 
-    assert (
-        speech(result)
-        == "Il server del modello linguistico ha rifiutato la chiave API."
-    )
+    assert speech(result) == said("invalid_auth", "it")
 
 
 def _ollama_stream(*calls: tuple[str, dict[str, Any]]) -> Reply:
@@ -610,7 +612,7 @@ async def test_html_instead_of_json_is_a_readable_error(
 
     result = await converse(hass, "Hello")
 
-    assert speech(result) == "The language model server sent an answer I can't read."
+    assert speech(result) == said("malformed_response")
 
 
 @pytest.mark.usefixtures("setup_integration")
@@ -627,7 +629,7 @@ async def test_stream_of_strings_is_a_readable_error(
 
     result = await converse(hass, "Hello")
 
-    assert speech(result) == "The language model server sent an answer I can't read."
+    assert speech(result) == said("malformed_response")
 
 
 @pytest.mark.parametrize(

@@ -17,11 +17,11 @@ from homeassistant.core import HomeAssistant
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.http_tools_agent.const import CONF_PROFILE, CONF_TOOLS
+from custom_components.http_tools_agent.const import CONF_PROFILE
 from custom_components.http_tools_agent.turn.data_calls import COPIED_CALL_ERROR
 from dev.loopback import RecordingServer
 
-from .kit import converse, load_integration, server_entry, speech
+from .kit import agent_with_tools, converse, speech
 from .markup import assert_clean
 from .servers import FakeLLMServer, text_stream, tool_calls_stream
 
@@ -93,14 +93,9 @@ def tools(base: str) -> list[dict[str, Any]]:
 async def setup(
     hass: HomeAssistant, llm_server: FakeLLMServer, news: NewsServer, profile: str
 ) -> MockConfigEntry:
-    entry = server_entry(
-        llm_server.base_url,
-        options={CONF_TOOLS: tools(news.url)},
-        agent={CONF_PROFILE: profile},
+    return await agent_with_tools(
+        hass, llm_server.base_url, tools(news.url), agent={CONF_PROFILE: profile}
     )
-    entry.add_to_hass(hass)
-    await load_integration(hass)
-    return entry
 
 
 def echo(text: str) -> Any:

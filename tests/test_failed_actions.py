@@ -16,10 +16,16 @@ from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 import pytest
 
-from custom_components.http_tools_agent.const import CONF_PROFILE, CONF_TOOLS
+from custom_components.http_tools_agent.const import CONF_PROFILE
 
 from .house import async_demo_house
-from .kit import API_ID, converse, load_integration, server_entry, speech
+from .kit import (
+    API_ID,
+    agent_with_tools,
+    converse,
+    speech,
+)
+from .said import failed
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
 
 
@@ -61,16 +67,15 @@ async def setup(
 ) -> None:
     if assist:
         await async_demo_house(hass)
-    entry = server_entry(
+    await agent_with_tools(
+        hass,
         llm_server.base_url,
-        options={CONF_TOOLS: failing_tools(tool_endpoint.url)},
+        failing_tools(tool_endpoint.url),
         agent={
             CONF_PROFILE: profile,
             "llm_hass_api": [API_ID, llm.LLM_API_ASSIST] if assist else [API_ID],
         },
     )
-    entry.add_to_hass(hass)
-    await load_integration(hass)
 
 
 @pytest.mark.parametrize("profile", ["capable", "small"])
@@ -92,32 +97,18 @@ async def test_an_http_error_is_said_as_failed(
     result = await converse(hass, "Add milk to the list.")
 
     assert [r.path for r in tool_endpoint.requests] == ["/fail"]
-    assert speech(result) == (
-        "That did not happen: the service answered with error 500."
-    )
+    assert speech(result) == failed("reason_http_status", status="500")
     shown = " ".join(c.get("content") or "" for c in chat_contents)
     assert "added milk" not in shown
 
 
 @pytest.mark.parametrize(
-    ("language", "request_text", "spoken"),
+    ("language", "request_text", "spoken_in"),
     [
-        (
-            "it",
-            "Aggiungi il latte.",
-            "Non è stato fatto: il servizio ha risposto con l'errore 500.",
-        ),
-        (
-            "es",
-            "Añade la leche.",
-            "Eso no se hizo: el servicio respondió con el error 500.",
-        ),
+        ("it", "Aggiungi il latte.", "it"),
+        ("es", "Añade la leche.", "es"),
         # Asked in Italian of an English pipeline: said in Italian.
-        (
-            "en",
-            "Aggiungi il latte alla lista.",
-            "Non è stato fatto: il servizio ha risposto con l'errore 500.",
-        ),
+        ("en", "Aggiungi il latte alla lista.", "it"),
     ],
 )
 async def test_the_failure_in_the_users_language(
@@ -126,7 +117,7 @@ async def test_the_failure_in_the_users_language(
     tool_endpoint: ToolEndpoint,
     language: str,
     request_text: str,
-    spoken: str,
+    spoken_in: str,
 ) -> None:
     await setup(hass, llm_server, tool_endpoint, "capable")
     llm_server.add(
@@ -136,7 +127,7 @@ async def test_the_failure_in_the_users_language(
 
     result = await converse(hass, request_text, language=language)
 
-    assert speech(result) == spoken
+    assert speech(result) == failed("reason_http_status", spoken_in, status="500")
 
 
 async def test_a_model_that_says_it_failed_is_not_corrected(
@@ -169,9 +160,8 @@ async def test_one_of_two_actions_failed(
 
     assert sorted(r.path for r in tool_endpoint.requests) == ["/fail", "/hook"]
     # Which one did not happen, in words a person says.
-    assert speech(result) == (
-        "Not all of it happened: add item did not work, "
-        "the service answered with error 500."
+    assert speech(result) == failed(
+        "reason_http_status", action="add item", status="500"
     )
 
 
@@ -179,23 +169,11 @@ ERROR_JSON = json.dumps({"error": "MatchFailedError", "error_text": "no match"})
 
 
 @pytest.mark.parametrize(
-    ("language", "request_text", "spoken"),
+    ("language", "request_text"),
     [
-        (
-            "en",
-            "Turn on the kitchen light.",
-            "That did not happen: Home Assistant found no such device.",
-        ),
-        (
-            "it",
-            "Accendi la luce della cucina.",
-            "Non è stato fatto: Home Assistant non ha trovato quel dispositivo.",
-        ),
-        (
-            "es",
-            "Enciende la luz de la cocina.",
-            "Eso no se hizo: Home Assistant no encontró ese dispositivo.",
-        ),
+        ("en", "Turn on the kitchen light."),
+        ("it", "Accendi la luce della cucina."),
+        ("es", "Enciende la luz de la cocina."),
     ],
 )
 async def test_an_intent_that_matched_nothing_and_an_echo_loop(
@@ -204,7 +182,6 @@ async def test_an_intent_that_matched_nothing_and_an_echo_loop(
     tool_endpoint: ToolEndpoint,
     language: str,
     request_text: str,
-    spoken: str,
 ) -> None:
     """HassTurnOn with an invented area matches no device; the model writes
     the error back line after line (Qwen2.5-0.5B did until `max_tokens`,
@@ -212,6 +189,10 @@ async def test_an_intent_that_matched_nothing_and_an_echo_loop(
     that the light was not turned on. (Capable: the small rules would
     leave the invented area and floor out.)"""
     await setup(hass, llm_server, tool_endpoint, "capable", assist=True)
+    # The demo's light starts on: off, a turn-on that ran would show.
+    await hass.services.async_call(
+        "light", "turn_off", {"entity_id": "light.kitchen_lights"}, blocking=True
+    )
     never = asyncio.Event()
     llm_server.add(
         tool_calls_stream(
@@ -230,10 +211,10 @@ async def test_an_intent_that_matched_nothing_and_an_echo_loop(
         result = await converse(hass, request_text, language=language)
 
     never.set()
-    assert speech(result) == spoken
+    assert speech(result) == failed("reason_no_device", language)
     light = hass.states.get("light.kitchen_lights")
     assert light is not None
-    assert light.state == "on"  # never changed
+    assert light.state == "off"  # never turned on
     offered = [t["function"]["name"] for t in llm_server.requests[0]["tools"]]
     assert any(name.endswith("HassTurnOn") for name in offered)
 
@@ -244,11 +225,7 @@ async def test_an_intent_that_matched_nothing_and_an_echo_loop(
         # Home Assistant's own sentence for HassTurnOff by name: no request
         # for the model's words (`Rules.tool_speech`).
         ("small", "off", "Turned off the light"),
-        (
-            "capable",
-            "on",
-            "That did not happen: Home Assistant found no such device.",
-        ),
+        ("capable", "on", failed("reason_no_device")),
     ],
 )
 async def test_an_invented_floor_is_left_out_under_the_small_rules(

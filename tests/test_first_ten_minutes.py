@@ -13,14 +13,11 @@ went on for minutes.
 
 from __future__ import annotations
 
-from typing import Any
-
 from homeassistant.const import CONF_LLM_HASS_API
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers import llm
 import pytest
 
-from custom_components.http_tools_agent.const import CONF_TOOLS
 from custom_components.http_tools_agent.turn.honesty import Withheld
 from custom_components.http_tools_agent.turn.request import RETRY_NUDGES
 from custom_components.http_tools_agent.turn.runaway import MAX_CHARS
@@ -28,16 +25,15 @@ from dev.demo_house import HOUSE, async_set_up_house
 from dev.demo_setup import MODEL
 from dev.tool_server import DEMO_TOOLS, DemoToolServer
 
-from .kit import API_ID, converse, load_integration, server_entry, speech
+from .kit import (
+    API_ID,
+    agent_with_tools,
+    converse,
+    speech,
+)
 from .markup import assert_clean
+from .said import failed, said
 from .servers import FakeLLMServer, completion, demo_capture, text_stream
-
-
-@pytest.fixture
-async def items(socket_enabled: None) -> Any:
-    """The demo tool server (weather, the shopping list, the webhook)."""
-    async with DemoToolServer() as server:
-        yield server
 
 
 async def demo_agent(
@@ -46,14 +42,13 @@ async def demo_agent(
     """The agent as `scripts/demo` makes it: Assist over the demo's house
     beside its six HTTP tools, the model's profile (small)."""
     await async_set_up_house(hass)
-    entry = server_entry(
+    await agent_with_tools(
+        hass,
         llm_server.base_url,
-        options={CONF_TOOLS: items.tools(list(DEMO_TOOLS))},
+        items.tools(list(DEMO_TOOLS)),
         model=MODEL,
         agent={CONF_LLM_HASS_API: [llm.LLM_API_ASSIST, API_ID]},
     )
-    entry.add_to_hass(hass)
-    await load_integration(hass)
 
 
 def lights_on(hass: HomeAssistant) -> set[str]:
@@ -131,18 +126,17 @@ async def test_a_broken_call_of_no_tool_is_never_spoken(
 
 
 @pytest.mark.parametrize(
-    ("capture", "question", "said"),
+    ("capture", "question", "spoken"),
     [
         (
             "milano__made_up",
             "Che tempo fa a Milano?",
-            "Mi dispiace, non sono riuscito a saperlo: nessuno strumento è "
-            "stato eseguito.",
+            said("no_result", "it"),
         ),
         (
             "how_hot_madrid__made_up",
             "How hot is it in Madrid?",
-            "Sorry, I couldn't find that out: no tool ran.",
+            said("no_result"),
         ),
     ],
 )
@@ -152,7 +146,7 @@ async def test_made_up_weather_is_not_spoken(
     items: DemoToolServer,
     capture: str,
     question: str,
-    said: str,
+    spoken: str,
 ) -> None:
     """ "The temperature in Milano is 23°C." with no call (the tool says
     5 °C): asked once more, then the agent says it could not find out, in
@@ -162,7 +156,7 @@ async def test_made_up_weather_is_not_spoken(
 
     answer = speech(await converse(hass, question, language="en"))
 
-    assert answer == said
+    assert answer == spoken
     assert items.requests == []
 
 
@@ -183,7 +177,7 @@ async def test_a_question_turns_nothing_on(
     answer = speech(await converse(hass, "is the kitchen light on?"))
 
     assert not lights_on(hass)
-    assert answer == "Sorry, I couldn't find that out."
+    assert answer == said("could_not_find_out")
 
 
 async def test_an_intent_that_failed_for_its_light_is_said_so(
@@ -200,7 +194,7 @@ async def test_an_intent_that_failed_for_its_light_is_said_so(
 
     answer = speech(await converse(hass, "Dim the kitchen lights to 30 percent."))
 
-    assert answer == "That did not happen: it did not work for Kitchen Lights."
+    assert answer == failed("reason_failed_targets", names="Kitchen Lights")
 
 
 async def test_a_call_that_never_ends_ends_the_reply(
@@ -234,7 +228,7 @@ async def test_an_answer_that_repeats_itself_is_cut(
     answer = speech(await converse(hass, "what do I need to buy?"))
 
     lines = [line for line in answer.splitlines() if line.strip()]
-    assert answer.endswith("I'll stop there: the answer was running on.")
+    assert answer.endswith(said("cut_off"))
     assert len(answer) < MAX_CHARS
     bodies = [line.split(". ", 1)[-1] for line in lines[1:-1]]
     assert len(bodies) == len(set(bodies)), answer
@@ -252,6 +246,4 @@ async def test_a_long_answer_ends_at_a_sentence(
     answer = speech(await converse(hass, "Hello"))
 
     assert MAX_CHARS <= len(answer) < MAX_CHARS + 100
-    assert answer.endswith(
-        "says something new. I'll stop there: the answer was running on."
-    )
+    assert answer.endswith(f"says something new. {said('cut_off')}")

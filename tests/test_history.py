@@ -105,12 +105,6 @@ async def test_earlier_turns_in_the_shape_chosen(
         )
 
 
-@pytest.fixture
-async def items(socket_enabled: None) -> Any:
-    async with DemoToolServer() as server:
-        yield server
-
-
 async def test_brief_gives_a_follow_up_what_the_last_turn_named(
     hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
 ) -> None:

@@ -19,7 +19,6 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.http_tools_agent.const import (
     CONF_HISTORY,
     CONF_PROFILE,
-    CONF_TOOLS,
 )
 from custom_components.http_tools_agent.turn.honesty import (
     NARRATION_OPENERS,
@@ -35,8 +34,14 @@ from custom_components.http_tools_agent.turn.honesty import (
 from custom_components.http_tools_agent.turn.request import RETRY_NUDGES
 from dev.tool_server import DEMO_TOOLS, DemoToolServer
 
-from .kit import converse, load_integration, run_at_once, server_entry, speech
+from .kit import (
+    agent_with_tools,
+    converse,
+    run_at_once,
+    speech,
+)
 from .markup import assert_clean
+from .said import said
 from .servers import FakeLLMServer, completion, text_stream, tool_calls_stream
 
 NAMES = [*DEMO_TOOLS, "intent__HassTurnOn"]
@@ -201,23 +206,15 @@ def test_a_word_that_may_become_a_tool_name_waits() -> None:
 # --- turns -------------------------------------------------------------------
 
 
-@pytest.fixture
-async def items(socket_enabled: None) -> Any:
-    async with DemoToolServer() as server:
-        yield server
-
-
 async def setup(
     hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer, **agent: Any
 ) -> MockConfigEntry:
-    entry = server_entry(
+    return await agent_with_tools(
+        hass,
         llm_server.base_url,
-        options={CONF_TOOLS: run_at_once(items.tools(list(DEMO_TOOLS)))},
-        agent=agent or None,
+        run_at_once(items.tools(list(DEMO_TOOLS))),
+        agent=agent,
     )
-    entry.add_to_hass(hass)
-    await load_integration(hass)
-    return entry
 
 
 def last_user(body: dict[str, Any]) -> str:
@@ -287,30 +284,18 @@ async def test_a_second_narration_says_nothing_was_done(
 
     assert items.requests == []
     # A question: never an action's wording.
-    assert speech(result) == "Sorry, I couldn't find that out: no tool ran."
+    assert speech(result) == said("no_result")
     assert all("get_weather" not in (c.get("content") or "") for c in chat_contents)
     assert entry.runtime_data.model_quirks["narrated_call"] == 2
 
 
 @pytest.mark.parametrize(
-    ("language", "request_text", "nothing_done"),
+    ("language", "request_text", "spoken_in"),
     [
-        (
-            "it",
-            "Aggiungi le uova.",
-            "Mi dispiace, non l'ho fatto: nessuno strumento è stato eseguito.",
-        ),
-        (
-            "es",
-            "Añade los huevos.",
-            "Lo siento, no lo hice: no se ejecutó ninguna herramienta.",
-        ),
+        ("it", "Aggiungi le uova.", "it"),
+        ("es", "Añade los huevos.", "es"),
         # Asked in Italian of an English pipeline: said in Italian.
-        (
-            "en",
-            "Aggiungi le uova alla lista.",
-            "Mi dispiace, non l'ho fatto: nessuno strumento è stato eseguito.",
-        ),
+        ("en", "Aggiungi le uova alla lista.", "it"),
     ],
 )
 async def test_nothing_done_in_the_users_language(
@@ -319,7 +304,7 @@ async def test_nothing_done_in_the_users_language(
     items: DemoToolServer,
     language: str,
     request_text: str,
-    nothing_done: str,
+    spoken_in: str,
 ) -> None:
     await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
     llm_server.add(
@@ -329,7 +314,7 @@ async def test_nothing_done_in_the_users_language(
 
     result = await converse(hass, request_text, language=language)
 
-    assert speech(result) == nothing_done
+    assert speech(result) == said("nothing_done", spoken_in)
 
 
 async def test_a_claim_without_a_call_is_asked_again_under_the_small_rules(
@@ -365,7 +350,7 @@ async def test_a_claim_twice_says_nothing_was_done(
     result = await converse(hass, "Delete item 3.")
 
     assert items.requests == []
-    assert speech(result) == "Sorry, I didn't do that: no tool ran."
+    assert speech(result) == said("nothing_done")
 
 
 async def test_after_a_read_nothing_done_never_says_no_tool_ran(
@@ -384,7 +369,7 @@ async def test_after_a_read_nothing_done_never_says_no_tool_ran(
     result = await converse(hass, "Delete the milk.")
 
     assert [r.target for r in items.requests] == ["GET /api/items"]
-    assert speech(result) == "Sorry, I didn't do that."
+    assert speech(result) == said("not_done")
 
 
 @pytest.mark.parametrize("profile", ["small", "capable"])
@@ -421,7 +406,7 @@ async def test_a_change_asked_for_and_not_run_is_never_a_read_out_of_other_resul
     result = await converse(hass, request_text)
 
     assert [r.target for r in items.requests] == [target]
-    assert speech(result) == "Sorry, I didn't do that."
+    assert speech(result) == said("not_done")
 
 
 async def test_a_capable_models_claims_are_its_own(
@@ -474,31 +459,25 @@ async def test_the_instruction_restated_is_not_spoken(
 
 
 @pytest.mark.parametrize(
-    ("language", "asked", "weather", "listed", "added", "empty"),
+    ("language", "asked", "weather", "listed"),
     [
         (
             "en",
             "My list?",
             "Rome: +14°C.",
             "3 items: apples (3), bananas (6) and milk (1).",
-            "Done: eggs (1).",
-            "I found nothing.",
         ),
         (
             "it",
             "Cosa c'è nella lista?",
             "Rome: +14°C.",
             "3 elementi: apples (3), bananas (6) e milk (1).",
-            "Fatto: eggs (1).",
-            "Non ho trovato nulla.",
         ),
         (
             "es",
             "¿Qué hay en mi lista?",
             "Rome: +14°C.",
             "3 elementos: apples (3), bananas (6) y milk (1).",
-            "Hecho: eggs (1).",
-            "No encontré nada.",
         ),
     ],
 )
@@ -510,8 +489,6 @@ async def test_read_outs_sound_like_an_answer(
     asked: str,
     weather: str,
     listed: str,
-    added: str,
-    empty: str,
 ) -> None:
     """A model that ran tools but writes no answer: the agent reads the
     results, as an answer in the user's language, short enough to speak."""
@@ -529,7 +506,11 @@ async def test_read_outs_sound_like_an_answer(
         spoken.append(speech(await converse(hass, question, language=language)))
         llm_server.replies.clear()
 
-    assert spoken[1:] == [listed, added, empty]
+    assert spoken[1:] == [
+        listed,
+        said("tool_result_done", language, result="eggs (1)."),
+        said("tool_result_empty", language),
+    ]
     assert spoken[0].startswith("Rome:")
 
 
@@ -552,7 +533,7 @@ async def test_the_agents_words_never_reach_the_model_as_its_own(
     llm_server.replies.clear()
     llm_server.add(text_stream(), completion(""))
     second = await converse(hass, "Hello?", conversation_id=first.conversation_id)
-    assert speech(second) == "The model gave no answer."
+    assert speech(second) == said("empty_answer")
     llm_server.replies.clear()
     llm_server.add(text_stream("Bye!"))
 
@@ -705,4 +686,4 @@ async def test_a_made_up_result_twice_is_not_spoken(
     result = await converse(hass, "What's the weather in Oslo?")
 
     assert items.requests == []
-    assert speech(result) == "Sorry, I couldn't find that out: no tool ran."
+    assert speech(result) == said("no_result")

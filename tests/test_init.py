@@ -45,6 +45,7 @@ from .kit import (
     speech,
     tool_names,
 )
+from .said import entry_reason
 from .servers import FakeLLMServer, ToolEndpoint, text_stream, tool_calls_stream
 
 FILE_NAME = "http_tools.json"
@@ -126,10 +127,8 @@ async def test_setup_waits_for_the_server_and_recovers_without_a_restart(
     await load_integration(hass)
 
     assert config_entry.state is ConfigEntryState.SETUP_RETRY
-    assert config_entry.reason == (
-        f"The language model server at {llm_server.base_url} cannot be reached. "
-        "Home Assistant tries again until it answers; start the server, or fix "
-        "the URL with Reconfigure"  # Home Assistant drops the final period
+    assert config_entry.reason == entry_reason(
+        "setup_cannot_connect", url=llm_server.base_url
     )
     assert conversation.async_get_agent_info(hass, AGENT_ID) is None
 
@@ -155,17 +154,13 @@ async def test_setup_waits_for_the_server_and_recovers_without_a_restart(
             404,
             b"<html>Not Found</html>",
             ConfigEntryState.SETUP_RETRY,
-            "The server at {url} does not answer as an OpenAI-compatible API "
-            "(`GET /models` failed). Home Assistant tries again; check that the "
-            "URL ends in `/v1` (Reconfigure)",
+            "setup_not_openai_compatible",
         ),
         (
             503,
             b'{"error": {"message": "Loading model", "code": 503}}',
             ConfigEntryState.SETUP_RETRY,
-            "The language model server at {url} cannot be reached. Home Assistant "
-            "tries again until it answers; start the server, or fix the URL with "
-            "Reconfigure",
+            "setup_cannot_connect",
         ),
     ],
     ids=["not-an-openai-api", "loading-the-model"],
@@ -185,7 +180,7 @@ async def test_setup_says_why_the_server_cannot_be_used(
     await load_integration(hass)
 
     assert config_entry.state is state
-    assert config_entry.reason == reason.format(url=llm_server.base_url)
+    assert config_entry.reason == entry_reason(reason, url=llm_server.base_url)
 
 
 async def test_setup_with_an_unusable_url_is_a_permanent_error(
@@ -198,9 +193,7 @@ async def test_setup_with_an_unusable_url_is_a_permanent_error(
     await load_integration(hass)
 
     assert entry.state is ConfigEntryState.SETUP_ERROR
-    assert entry.reason == (
-        "The server URL ftp://127.0.0.1/v1 is not valid; fix it with Reconfigure"
-    )
+    assert entry.reason == entry_reason("setup_invalid_url", url="ftp://127.0.0.1/v1")
 
 
 async def test_unload_takes_agent_and_tools_away_until_set_up_again(

@@ -13,11 +13,11 @@ from pytest_homeassistant_custom_component.common import (
 )
 
 from custom_components.http_tools_agent.const import DOMAIN, EVENT_TOOL_CALL
-from custom_components.http_tools_agent.turn.outcomes import (
+from custom_components.http_tools_agent.tools.call_result import (
     CallOutcome,
     CallResult,
-    outcome_of,
 )
+from custom_components.http_tools_agent.turn.outcomes import outcome_of
 from dev.loopback import free_port
 
 from .kit import (

@@ -30,8 +30,8 @@ from custom_components.http_tools_agent.engine.openapi.mapping import (
     Auth,
     OpenApiDocument,
 )
+from custom_components.http_tools_agent.rest_view import TOOLS_URL
 from custom_components.http_tools_agent.tools import openapi_import
-from custom_components.http_tools_agent.tools.rest_view import TOOLS_URL
 from dev.loopback import LoopbackServer, free_port
 from dev.openapi_service import API_KEY_HEADER, LightsService, lights_app
 

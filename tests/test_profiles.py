@@ -289,12 +289,6 @@ async def test_auto_profile_in_diagnostics_and_the_log(
 # --- the issue's two cases, with the default settings ------------------------
 
 
-@pytest.fixture
-async def items(socket_enabled: None) -> Any:
-    async with DemoToolServer() as server:
-        yield server
-
-
 def remove_milk_replies() -> list[Any]:
     """What a capable model sends: it reads the list, deletes the id it found
     for milk, then answers."""

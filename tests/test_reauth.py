@@ -17,9 +17,10 @@ from pytest_homeassistant_custom_component.common import MockConfigEntry
 from custom_components.http_tools_agent.const import CONF_BASE_URL, DOMAIN
 
 from .kit import converse, entry_state, load_integration, question, speech
+from .said import entry_reason, said
 from .servers import FakeLLMServer, text_stream
 
-REFUSED = "The language model server refused the API key."
+REFUSED = said("invalid_auth")
 
 
 def reauth_flows(hass: HomeAssistant) -> list[Any]:
@@ -51,8 +52,8 @@ async def test_key_refused_at_setup_asks_for_a_new_one(
     await load_integration(hass)
 
     assert config_entry.state is ConfigEntryState.SETUP_ERROR
-    assert config_entry.reason == (
-        f"The language model server at {llm_server.base_url} refused the API key"
+    assert config_entry.reason == entry_reason(
+        "setup_invalid_auth", url=llm_server.base_url
     )
     (flow,) = reauth_flows(hass)
     assert flow["step_id"] == "reauth_confirm"

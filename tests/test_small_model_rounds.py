@@ -19,6 +19,7 @@ from custom_components.http_tools_agent.const import (
 )
 
 from .kit import converse, load_integration, speech
+from .said import said
 from .servers import (
     QWEN_THINK_AND_CALL,
     FakeLLMServer,
@@ -123,7 +124,7 @@ async def test_thinking_that_used_every_token_is_not_asked_again(
 
     result = await converse(hass, "Tell me a story")
 
-    assert speech(result) == "The model gave no answer."
+    assert speech(result) == said("empty_answer")
     assert len(llm_server.requests) == 1
     assert "spent all 1024 tokens thinking" in caplog.text
     assert setup_integration.runtime_data.model_quirks["thinking_used_max_tokens"] == 1

@@ -19,6 +19,7 @@ from custom_components.http_tools_agent.const import CONF_PROFILE
 from dev.loopback import LoopbackServer
 
 from .kit import API_ID, call_service, converse, llm_context, speech, weather_tool
+from .said import failed
 from .servers import (
     FakeLLMServer,
     Reply,
@@ -194,7 +195,7 @@ async def test_an_action_sent_as_get_that_failed_is_said_as_failed(
         text_stream("I sent the notification."),
     )
 
-    assert said == "That did not happen: the service answered with error 500."
+    assert said == failed("reason_http_status", status="500")
     assert "sent the notification" not in said
 
 

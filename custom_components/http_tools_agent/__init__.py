@@ -26,7 +26,9 @@ from .const import (
 from .engine.sessions import SessionStore
 from .flows.agent_form import async_task_title, default_task_data, first_agent_model
 from .redact import display_url
+from .rest_view import HttpToolsView
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime, ToolSettings
+from .sentences import ToolSentences
 from .server.availability import ServerAvailability
 from .server.client import ServerCheckError, async_connect, async_model_entries
 from .server.errors import raise_setup_error
@@ -46,8 +48,6 @@ from .tools.entry_tools import (
     tools_file_issue_id,
 )
 from .tools.llm_api import HttpToolsAPI, api_id_for
-from .tools.rest_view import HttpToolsView
-from .tools.sentences import ToolSentences
 
 PLATFORMS = (Platform.AI_TASK, Platform.CONVERSATION)
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
@@ -106,7 +106,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) ->
         llm.async_register_api(hass, HttpToolsAPI.for_entry(hass, entry))
     )
     # The tools' own sentences, answered before any model; again whenever
-    # the tools are replaced (`tools/sentences.py`).
+    # the tools are replaced (`sentences.py`).
     tools = entry.runtime_data.tools
     sentences = ToolSentences(hass, entry)
     entry.async_on_unload(sentences.async_stop)

@@ -85,6 +85,9 @@ EXAMPLES_GENERATED: Final = "generated"
 EXAMPLES_CUSTOM: Final = "custom"
 EXAMPLES_CHOICES: Final = (EXAMPLES_NONE, EXAMPLES_GENERATED, EXAMPLES_CUSTOM)
 DEFAULT_EXAMPLES: Final = EXAMPLES_NONE
+HISTORY_PROFILE: Final = "profile"
+HISTORY_CHOICES: Final = (HISTORY_PROFILE, "all", "text", "recent", "none", "brief")
+DEFAULT_HISTORY_TURNS: Final = 3
 # `auto`: for servers on this machine or the local network, never a hosted API.
 WARM_UP_CHOICES: Final = ("auto", "on", "off")
 DEFAULT_WARM_UP: Final = "auto"

@@ -17,11 +17,11 @@ from .agent_options import AgentOptions
 from .const import CONF_BASE_URL, DOMAIN, SUBENTRY_CONVERSATION
 from .entity import HttpToolsAgentEntity
 from .runtime import HttpToolsConfigEntry
+from .server.client import Request
 from .server.warm_up import WARM_UP_TEXT, PromptWarmer, last_asked, warm_up_wanted
 from .tools.llm_api import current_agent
 from .turn.honesty import asks_back
 from .turn.prompt import async_note, split_prompt_template
-from .turn.request import Request
 from .turn.say import async_spoken_error
 
 # Turns run concurrently: each is its own request to the server.

@@ -35,17 +35,17 @@ from .const import (
 )
 from .lexicon import guess_language
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
+from .sentences import async_run_sentence
 from .server.errors import ServerAuthError, ServerUnavailableError
 from .server.profiles import ProfileChoice, choose_profile
 from .server.thinking import OpenThinking
 from .small.rules import rules_for
+from .tools.call_result import CallResult
 from .tools.llm_api import AgentScope
-from .tools.sentences import async_run_sentence
 from .turn.context_fit import ContextWindow
 from .turn.hold import Decision, HeldCall, Verdict, mask_digits
 from .turn.loop import TurnLoop
 from .turn.messages import ChatTools, chat_tools, this_turn
-from .turn.outcomes import CallResult
 from .turn.prompt import MessageNotes
 from .turn.say import agent_words, async_spoken_message
 from .turn.sensitive import sensitive_intents

@@ -11,7 +11,7 @@ wildcard (the words said). Every required parameter is filled by a slot
 that every way of saying the template has. Templates carry no punctuation
 (Home Assistant strips it from what is said before matching). The rules
 are in ``docs/tool-format.md`` ("A tool's own sentences"); the matching is
-Home Assistant's (`tools/sentences.py`).
+Home Assistant's (`sentences.py`).
 """
 
 from __future__ import annotations

@@ -3,7 +3,8 @@
 from __future__ import annotations
 
 import asyncio
-from collections.abc import AsyncGenerator, AsyncIterator, Mapping
+from collections.abc import AsyncGenerator, AsyncIterator, Iterable, Mapping
+from dataclasses import dataclass
 import json
 from typing import Any, cast
 
@@ -24,6 +25,25 @@ from .errors import UNAVAILABLE_STATUSES
 LLM_REQUEST_TIMEOUT = 120.0
 # After `[DONE]` only the end of the body should follow.
 _AFTER_DONE_TIMEOUT = 1.0
+
+
+def request_chars(messages: Iterable[Any], tools: Iterable[Any]) -> int:
+    """The size of what the model reads, in characters."""
+    return len(json.dumps([list(messages), list(tools)], ensure_ascii=False))
+
+
+@dataclass(slots=True)
+class Request:
+    """One request: typed params and the agent's extra fields."""
+
+    params: CompletionCreateParamsBase
+    extra_body: dict[str, Any]
+
+    @property
+    def chars(self) -> int:
+        """The size of messages and tools, to calibrate the token estimate
+        (only when the server reports tokens: serialising is not free)."""
+        return request_chars(self.params["messages"], self.params.get("tools", []))
 
 
 class ServerCheckError(Exception):

@@ -10,8 +10,10 @@ from __future__ import annotations
 
 from collections.abc import Generator
 from contextlib import contextmanager
+from dataclasses import dataclass
 import json
 import logging
+import re
 from typing import Any, NoReturn
 
 from homeassistant.exceptions import (
@@ -25,7 +27,6 @@ import httpx2
 import openai
 
 from ..const import DOMAIN, LOGGER
-from ..turn.context_fit import ContextOverflow, context_overflow
 
 # Longest server message we repeat to the user.
 MAX_MESSAGE_CHARS = 300
@@ -69,6 +70,50 @@ class ServerUnavailableError(HomeAssistantError):
 
 class ServerAuthError(HomeAssistantError):
     """The LLM server refused the API key."""
+
+
+# Context errors: llama.cpp (`exceed_context_size_error` with `n_ctx`),
+# OpenAI, vLLM and llama-cpp-python ("maximum context length is N tokens").
+_CONTEXT_RE = re.compile(
+    r"maximum context length is (?P<ctx>\d+)"
+    r"|exceeds the available context size \((?P<ctx2>\d+) tokens\)"
+    r"|context window of (?P<ctx3>\d+)"
+    r"|context_length_exceeded",
+)
+# The prompt's tokens, as each server words it (best first).
+_PROMPT_RES = (
+    re.compile(r"(\d+) in the messages"),
+    re.compile(r"request \((\d+) tokens\)"),
+    re.compile(r"messages resulted in (\d+) tokens"),
+)
+
+
+@dataclass(frozen=True, slots=True)
+class ContextOverflow:
+    """What a server's context error says (None: it does not say)."""
+
+    n_ctx: int | None
+    prompt_tokens: int | None
+
+
+def context_overflow(message: str, body: object) -> ContextOverflow | None:
+    """Read a server's error as a context overflow, or None when it is not."""
+    error = body.get("error", body) if isinstance(body, dict) else None
+    if isinstance(error, dict) and error.get("type") == "exceed_context_size_error":
+        n_ctx, prompt = error.get("n_ctx"), error.get("n_prompt_tokens")
+        return ContextOverflow(
+            n_ctx if isinstance(n_ctx, int) else None,
+            prompt if isinstance(prompt, int) else None,
+        )
+    if isinstance(error, dict) and error.get("code") == "context_length_exceeded":
+        message = f"{message} context_length_exceeded"
+    match = _CONTEXT_RE.search(message)
+    if match is None:
+        return None
+    found = match.group("ctx") or match.group("ctx2") or match.group("ctx3")
+    counts = (m.group(1) for r in _PROMPT_RES if (m := r.search(message)))
+    count = next(counts, None)
+    return ContextOverflow(int(found) if found else None, int(count) if count else None)
 
 
 class ContextOverflowError(HomeAssistantError):

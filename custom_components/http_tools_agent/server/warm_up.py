@@ -32,6 +32,7 @@ from __future__ import annotations
 from collections.abc import Awaitable, Callable
 import json
 import time
+from typing import TYPE_CHECKING
 
 from homeassistant.components import conversation
 from homeassistant.components.homeassistant.exposed_entities import (
@@ -58,11 +59,12 @@ import httpx
 import openai
 
 from ..const import LOGGER
-from ..runtime import HttpToolsConfigEntry
-from ..turn.request import Request
-from .client import async_complete
+from .client import Request, async_complete
 from .info import KIND_OPENAI, ServerInfo
 from .profiles import hosted
+
+if TYPE_CHECKING:
+    from ..runtime import HttpToolsConfigEntry
 
 # The question of the warm-up: the server's cache keeps what comes before it.
 WARM_UP_TEXT = "Hi"

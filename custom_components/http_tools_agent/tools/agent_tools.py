@@ -11,7 +11,7 @@ changes. Renaming a tool in the tool editor carries the agents' choices over.
 from __future__ import annotations
 
 from collections.abc import Iterable, Mapping
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.core import HomeAssistant, callback
@@ -24,7 +24,9 @@ from ..const import (
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
-from ..runtime import HttpToolsConfigEntry
+
+if TYPE_CHECKING:
+    from ..runtime import HttpToolsConfigEntry
 
 
 def chosen_tools(data: Mapping[str, Any]) -> list[str]:

@@ -11,7 +11,7 @@ from contextvars import ContextVar
 from dataclasses import dataclass
 import functools
 import json
-from typing import Any, override
+from typing import TYPE_CHECKING, Any, override
 
 from homeassistant.components.conversation import chat_log as ha_chat_log
 from homeassistant.core import HomeAssistant
@@ -25,8 +25,10 @@ from ..engine.arguments import check_arguments, compile_validator
 from ..engine.definitions import ToolDefinition
 from ..engine.executor import ToolRunResult, run_tool
 from ..redact import REDACTED
-from ..runtime import HttpToolsConfigEntry, HttpToolsRuntime
-from ..turn.outcomes import CallOutcome, CallResult
+from .call_result import CallOutcome, CallResult
+
+if TYPE_CHECKING:
+    from ..runtime import HttpToolsConfigEntry, HttpToolsRuntime
 
 API_NAME = "HTTP Tools"
 API_PROMPT = (

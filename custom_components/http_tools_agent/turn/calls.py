@@ -54,9 +54,9 @@ from ..small.guards import (
     without_invented_places,
 )
 from ..small.rules import PLAIN, Rules
+from ..tools.call_result import RESULT_KEY, CallOutcome
 from .data_calls import COPIED_CALL_ERROR, DataCalls
 from .honesty import asks_for_action, is_question
-from .outcomes import RESULT_KEY, CallOutcome
 from .refusals import (
     HELD_TEXT,
     NO_ONE_TO_ASK_ERROR,

@@ -17,7 +17,8 @@ import re
 from homeassistant.components import conversation
 
 from ..lexicon import alternatives, every
-from .outcomes import CallOutcome, CallResult, content_outcome, failed_targets
+from ..tools.call_result import CallOutcome, CallResult
+from .outcomes import content_outcome, failed_targets
 
 
 @dataclass(frozen=True, slots=True)

@@ -17,15 +17,14 @@ starts is kept per conversation, so the following turns send the same start
 from __future__ import annotations
 
 from collections import OrderedDict
-from collections.abc import Iterable, Sequence
+from collections.abc import Sequence
 from dataclasses import dataclass, field
-import json
-import re
 from typing import Any
 
 from openai.types.chat import ChatCompletionMessageParam
 
 from ..const import LOGGER
+from ..server.client import request_chars
 
 # Characters per token before the server has said anything: low, so the
 # estimate errs towards dropping (English ~4, JSON ~3).
@@ -34,54 +33,6 @@ START_CHARS_PER_TOKEN = 3.0
 SAFETY = 0.9
 LOW_WATER = 0.75
 MAX_CONVERSATIONS = 256
-
-# Context errors: llama.cpp (`exceed_context_size_error` with `n_ctx`),
-# OpenAI, vLLM and llama-cpp-python ("maximum context length is N tokens").
-_CONTEXT_RE = re.compile(
-    r"maximum context length is (?P<ctx>\d+)"
-    r"|exceeds the available context size \((?P<ctx2>\d+) tokens\)"
-    r"|context window of (?P<ctx3>\d+)"
-    r"|context_length_exceeded",
-)
-# The prompt's tokens, as each server words it (best first).
-_PROMPT_RES = (
-    re.compile(r"(\d+) in the messages"),
-    re.compile(r"request \((\d+) tokens\)"),
-    re.compile(r"messages resulted in (\d+) tokens"),
-)
-
-
-@dataclass(frozen=True, slots=True)
-class ContextOverflow:
-    """What a server's context error says (None: it does not say)."""
-
-    n_ctx: int | None
-    prompt_tokens: int | None
-
-
-def context_overflow(message: str, body: object) -> ContextOverflow | None:
-    """Read a server's error as a context overflow, or None when it is not."""
-    error = body.get("error", body) if isinstance(body, dict) else None
-    if isinstance(error, dict) and error.get("type") == "exceed_context_size_error":
-        n_ctx, prompt = error.get("n_ctx"), error.get("n_prompt_tokens")
-        return ContextOverflow(
-            n_ctx if isinstance(n_ctx, int) else None,
-            prompt if isinstance(prompt, int) else None,
-        )
-    if isinstance(error, dict) and error.get("code") == "context_length_exceeded":
-        message = f"{message} context_length_exceeded"
-    match = _CONTEXT_RE.search(message)
-    if match is None:
-        return None
-    found = match.group("ctx") or match.group("ctx2") or match.group("ctx3")
-    counts = (m.group(1) for r in _PROMPT_RES if (m := r.search(message)))
-    count = next(counts, None)
-    return ContextOverflow(int(found) if found else None, int(count) if count else None)
-
-
-def request_chars(messages: Iterable[Any], tools: Iterable[Any]) -> int:
-    """The size of what the model reads, in characters."""
-    return len(json.dumps([list(messages), list(tools)], ensure_ascii=False))
 
 
 @dataclass(slots=True)

@@ -30,11 +30,8 @@ from openai.types.chat import (
     ChatCompletionUserMessageParam,
 )
 
-HISTORY_PROFILE = "profile"
-HISTORY_CHOICES = (HISTORY_PROFILE, "all", "text", "recent", "none", "brief")
 # At most this many names with ids in a brief: a list's first items.
 BRIEF_ITEMS = 8
-DEFAULT_HISTORY_TURNS = 3
 
 
 def shape_history(

@@ -146,7 +146,7 @@ class HeldCall:
     # The entry secret the PIN must match; None: no PIN.
     pin: str | None = None
     attempts: int = 0
-    # Held by a tool's own sentence (`tools/sentences.py`): the yes runs it
+    # Held by a tool's own sentence (`sentences.py`): the yes runs it
     # and says its words with no model, as the sentence would have.
     sentence: bool = False
 

@@ -29,6 +29,7 @@ from homeassistant.helpers import llm
 
 from ..const import LOGGER
 from ..engine.lookup import named_items
+from ..server.client import Request
 from ..server.errors import ContextOverflowError
 from .asking import async_ask_to_confirm
 from .calls import new_call_id
@@ -38,7 +39,7 @@ from .messages import tool_result_text
 from .outcomes import succeeded
 from .quirks import note_quirks, note_required_answered
 from .reply import Delta, Reply
-from .request import Ask, Request
+from .request import Ask
 from .say import Said, agent_words, async_words, what_happened
 from .spoken_text import spoken
 

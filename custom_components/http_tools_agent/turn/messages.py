@@ -25,8 +25,8 @@ import probatio
 from ..engine.confirm import Confirmation
 from ..engine.definitions import ToolDefinition
 from ..engine.lookup import lister_of
+from ..tools.call_result import RESULT_KEY
 from ..tools.llm_api import DateTimeTool, HttpTool
-from .outcomes import RESULT_KEY
 
 # Home Assistant's name test for a date-and-time tool (it then leaves its
 # clock line out of the system prompt).

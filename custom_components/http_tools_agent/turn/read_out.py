@@ -22,8 +22,9 @@ from homeassistant.helpers import llm
 from ..engine.speakable import ENGLISH, ReadOutWords, joined, speakable
 from ..small.answer import texts_of
 from ..small.guards import asks_for
+from ..tools.call_result import RESULT_KEY
 from .messages import this_turn, tool_result_text
-from .outcomes import RESULT_KEY, own_speech, succeeded
+from .outcomes import own_speech, succeeded
 
 type OwnSpeech = Callable[[conversation.ToolResultContent], str | None]
 

@@ -32,9 +32,9 @@ from openai.types.chat.completion_create_params import CompletionCreateParamsBas
 from ..engine.textcalls import FilterOutput, TextCallFilter, ToolNames
 from ..server.client import async_complete, async_stream_completion
 from ..server.errors import MalformedResponse, llm_error_handler
+from ..tools.call_result import CallResult
 from .calls import Asked, Lookup, ReplyCalls
 from .honesty import SpokenCheck, Withheld
-from .outcomes import CallResult
 from .runaway import RunawayGuard
 from .spoken_text import SpokenText
 from .structured_calls import StructuredCalls, text_of

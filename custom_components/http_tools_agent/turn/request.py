@@ -12,7 +12,6 @@ asked again after a reply that was not spoken says why (`RETRY_NUDGES`).
 
 from __future__ import annotations
 
-from dataclasses import dataclass
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
@@ -29,9 +28,10 @@ from openai.types.chat.chat_completion_content_part_image_param import ImageURL
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 from ..agent_options import ToolChoice, request_extra, thinking_fields
+from ..server.client import Request
 from ..server.info import KIND_LLAMA_CPP, KIND_LLAMA_CPP_PYTHON
 from ..small.answer import answer_nudge
-from .context_fit import answer_reserve, request_chars
+from .context_fit import answer_reserve
 from .examples import examples_text
 from .history import shape_history
 from .honesty import Withheld
@@ -77,20 +77,6 @@ RETRY_NUDGES = {
         "now, or say in plain words that you cannot."
     ),
 }
-
-
-@dataclass(slots=True)
-class Request:
-    """One request: typed params and the agent's extra fields."""
-
-    params: CompletionCreateParamsBase
-    extra_body: dict[str, Any]
-
-    @property
-    def chars(self) -> int:
-        """The size of messages and tools, to calibrate the token estimate
-        (only when the server reports tokens: serialising is not free)."""
-        return request_chars(self.params["messages"], self.params.get("tools", []))
 
 
 def _with_instruction(

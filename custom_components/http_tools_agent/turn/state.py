@@ -15,9 +15,12 @@ from homeassistant.components import conversation
 from openai.types.chat import ChatCompletionFunctionToolParam
 
 from ..agent_options import AgentOptions
+from ..const import HISTORY_PROFILE
 from ..engine.speakable import ReadOutWords
 from ..engine.textcalls import ToolNames
 from ..lexicon import LEXICONS
+from ..server.client import Request
+from ..server.errors import ContextOverflow
 from ..server.info import ServerInfo
 from ..server.profiles import Evidence, Profile, ProfileChoice
 from ..server.thinking import OpenThinking
@@ -26,16 +29,15 @@ from ..small.rules import HISTORY as SMALL_HISTORY, PLAIN, Rules
 from .calls import Asked, CallGate, trusted_ids
 from .changes import Actions, turn_actions
 from .checks import sentence_check
-from .context_fit import ContextOverflow, ContextWindow
+from .context_fit import ContextWindow
 from .data_calls import DataCalls
-from .history import HISTORY_PROFILE
 from .honesty import Withheld
 from .intent_speech import IntentSpeech
 from .messages import ChatTools, this_turn, tool_result_text
 from .outcomes import own_speech
 from .prompt import MessageNotes
 from .reply import Reply
-from .request import Ask, Request, build_request
+from .request import Ask, build_request
 from .sensitive import Sensitive
 
 _ASKED = {Ask.ROUND: Asked.RUN, Ask.RETRY: Asked.RUN, Ask.ANSWER: Asked.ANSWER}

@@ -32,18 +32,18 @@ from homeassistant.const import ATTR_CONFIG_ENTRY_ID
 from homeassistant.exceptions import ServiceValidationError
 from homeassistant.helpers.http import KEY_HASS, HomeAssistantView
 
-from ..const import DOMAIN, LOGGER
-from ..engine.definitions import ToolDefinitionError
-from ..redact import redact_tools
-from ..runtime import HttpToolsConfigEntry
-from ..services import (
+from .const import DOMAIN, LOGGER
+from .engine.definitions import ToolDefinitionError
+from .redact import redact_tools
+from .runtime import HttpToolsConfigEntry
+from .services import (
     NoDefinitionError,
     async_requested_tools,
     parse_tools_input,
     resolve_entry,
     tools_response,
 )
-from .openapi_import import OpenApiImportError
+from .tools.openapi_import import OpenApiImportError
 
 TOOLS_URL = f"/api/{DOMAIN}/tools"
 

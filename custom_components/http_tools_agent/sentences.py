@@ -50,19 +50,19 @@ from homeassistant.components.conversation.agent_manager import get_agent_manage
 from homeassistant.core import CALLBACK_TYPE, Context, HomeAssistant, callback
 from homeassistant.helpers import entity_registry as er, llm
 
-from ..const import DOMAIN, LOGGER
-from ..engine.arguments import check_arguments, compile_validator
-from ..engine.definitions import ToolDefinition
-from ..engine.executor import ToolRunResult
-from ..engine.sentences import SentenceVariant, sentence_variants
-from ..engine.speakable import ReadOutWords, speakable
-from ..lexicon import LEXICONS
-from ..runtime import HttpToolsConfigEntry, HttpToolsRuntime
-from ..turn.changes import failure_of
-from ..turn.hold import HeldCall
-from ..turn.outcomes import CallResult
-from ..turn.say import Said, async_confirm_question, async_words
-from .llm_api import HttpTool
+from .const import DOMAIN, LOGGER
+from .engine.arguments import check_arguments, compile_validator
+from .engine.definitions import ToolDefinition
+from .engine.executor import ToolRunResult
+from .engine.sentences import SentenceVariant, sentence_variants
+from .engine.speakable import ReadOutWords, speakable
+from .lexicon import LEXICONS
+from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
+from .tools.call_result import CallResult
+from .tools.llm_api import HttpTool
+from .turn.changes import failure_of
+from .turn.hold import HeldCall
+from .turn.say import Said, async_confirm_question, async_words
 
 
 @dataclass(frozen=True, slots=True)
