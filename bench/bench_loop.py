@@ -13,12 +13,14 @@ LLM API.
   hands the Assist pipeline) on a paced stream (one token per chunk, 20 ms
   apart, as llama-cpp-python sends), vs the raw SDK stream.
 - P3: three parallel tool calls of 300 ms each vs one.
-- P1b: a small-talk turn (no call) with the six demo tools offered to both
-  agents, on an instant server: wall and CPU time per turn (CPU time of
-  this process, which holds both agents and the servers: less moved by
-  other load on the machine than wall time).
+- P1b: the whole turn a user waits for: small talk (no call, three
+  pieces streamed by an instant server) through `conversation.async_converse`
+  with five HTTP tools offered to both agents; wall and CPU time per turn
+  (CPU time of this process, which holds both agents and the servers: less
+  moved by other load on the machine than wall time) and the connections
+  each turn opens. Each agent runs its turns in blocks (see `p1b`).
 
-    .venv/bin/python -m bench.bench_loop [--turns 40]
+    .venv/bin/python -m bench.bench_loop [--turns 40] [--only p1,p1b,p2,p3]
 """
 
 from __future__ import annotations
@@ -28,6 +30,7 @@ import asyncio
 import json
 import statistics
 import time
+from typing import Any
 
 import aiohttp
 import openai
@@ -35,7 +38,7 @@ import openai
 from bench._ha import home_assistant, machine, median_ms, table, timed_turn
 from dev.tool_server import DEMO_TOOLS, DemoToolServer
 from tests.e2e.harness import setup_llama_cpp, setup_ours
-from tests.kit import weather_tool
+from tests.kit import speech, weather_tool
 from tests.servers import (
     FakeLLMServer,
     Reply,
@@ -56,6 +59,9 @@ HELLO_TOKENS = ["Hello", "!", " How", " can", " I", " help", " you", " today", "
 # small profile's rules on top of it in rows of their own.
 CAPABLE = {"profile": "capable"}
 SMALL = {"profile": "small"}
+# P1b: what a small-talk answer streams, and the turns each agent runs in a row.
+SMALL_TALK = ("Hello", " there", "!")
+BLOCK = 10
 THINKING = ["<think>", "The", " user", " asks", " the", " weather", ".", "</think>"]
 
 
@@ -117,8 +123,8 @@ async def raw_first_char(client: openai.AsyncOpenAI) -> float | None:
     return first
 
 
-async def main(turns: int) -> None:
-    """Run P1-P3 and print their tables."""
+async def main(turns: int, only: set[str]) -> None:
+    """Run P1-P3 (or those in `only`) and print their tables."""
     print(f"Machine: {machine()}")
     llm = FakeLLMServer()
     fast = FakeLLMServer()
@@ -126,20 +132,34 @@ async def main(turns: int) -> None:
     for server in (llm, fast, endpoint):
         await server.start()
     try:
-        async with home_assistant() as hass:
-            ours, small, core = await three_agents(hass, fast.base_url, endpoint)
-            client = openai.AsyncOpenAI(api_key="x", base_url=fast.base_url)
-            async with aiohttp.ClientSession() as session:
-                await p1(
-                    hass, fast, endpoint, (ours, small), core, client, session, turns
+        if only & {"p1", "p3"}:
+            async with home_assistant() as hass:
+                ours, small, core = await three_agents(hass, fast.base_url, endpoint)
+                client = openai.AsyncOpenAI(api_key="x", base_url=fast.base_url)
+                if "p1" in only:
+                    async with aiohttp.ClientSession() as session:
+                        await p1(
+                            hass,
+                            fast,
+                            endpoint,
+                            (ours, small),
+                            core,
+                            client,
+                            session,
+                            turns,
+                        )
+                if "p3" in only:
+                    await p3(hass, fast, endpoint, ours, core, max(turns // 4, 5))
+        if "p1b" in only:
+            async with home_assistant() as hass:
+                await p1b(hass, fast, max(turns * 5, 100))
+        if "p2" in only:
+            async with home_assistant() as hass:
+                ours, small, core = await three_agents(hass, llm.base_url, endpoint)
+                paced_client = openai.AsyncOpenAI(api_key="x", base_url=llm.base_url)
+                await p2(
+                    hass, llm, (ours, small), core, paced_client, max(turns // 4, 5)
                 )
-            await p3(hass, fast, endpoint, ours, core, max(turns // 4, 5))
-        async with home_assistant() as hass:
-            await p1b(hass, fast, max(turns * 5, 100))
-        async with home_assistant() as hass:
-            ours, small, core = await three_agents(hass, llm.base_url, endpoint)
-            paced_client = openai.AsyncOpenAI(api_key="x", base_url=llm.base_url)
-            await p2(hass, llm, (ours, small), core, paced_client, max(turns // 4, 5))
     finally:
         for server in (llm, fast, endpoint):
             await server.stop()
@@ -200,38 +220,77 @@ async def p1(
 
 
 async def p1b(hass: object, fast: FakeLLMServer, turns: int) -> None:
-    """A small-talk turn with the demo tools offered, ours vs core."""
-    from homeassistant.core import HomeAssistant
+    """A whole small-talk turn through `conversation.async_converse`, ours vs
+    core, five HTTP tools offered to both.
+
+    Each agent runs blocks of `BLOCK` turns of its own, the first of each
+    left out: both use Home Assistant's shared HTTP client, and core's SDK
+    drops the connection after `[DONE]`, so turns alternating one by one
+    would hand core's new connection to the turn after it (ours). In blocks
+    each agent pays for what it does to its own connection, as in a Home
+    Assistant where it is the one agent. Connections opened per turn are
+    counted (`loop.create_connection`).
+    """
+    from homeassistant.components import conversation
+    from homeassistant.core import Context, HomeAssistant
 
     assert isinstance(hass, HomeAssistant)
+    loop = asyncio.get_running_loop()
+    connect = loop.create_connection
+    opened = [0]
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        opened[0] += 1
+        return await connect(*args, **kwargs)
+
     async with DemoToolServer() as tools:
-        demo = tools.tools(list(DEMO_TOOLS))
-        ours = await setup_ours(hass, fast.base_url, demo, model="m")
+        offered = tools.tools(list(DEMO_TOOLS[:5]))
+        ours = await setup_ours(hass, fast.base_url, offered, model="m")
         core = await setup_llama_cpp(hass, fast.base_url, model="m")
         wall: dict[str, list[float]] = {"ours": [], "core": []}
         cpu: dict[str, list[float]] = {"ours": [], "core": []}
-        for turn in range(turns + 20):
-            for key, agent in (("ours", ours), ("core", core)):
-                fast.add(text_stream("Hello there!"))
-                started = time.process_time()
-                elapsed, _first, spoken = await timed_turn(hass, agent, "Hello")
+        connects = {"ours": 0, "core": 0}
+        setattr(loop, "create_connection", counted)  # noqa: B010
+        try:
+            for turn in range(2 * (turns + turns // (BLOCK - 1) + BLOCK)):
+                key, agent = (("ours", ours), ("core", core))[(turn // BLOCK) % 2]
+                fast.add(text_stream(*SMALL_TALK))
+                before, started = opened[0], time.process_time()
+                wall_started = time.perf_counter()
+                result = await conversation.async_converse(
+                    hass, "Hello", None, Context(), agent_id=agent
+                )
+                elapsed = time.perf_counter() - wall_started
                 used = time.process_time() - started
-                assert spoken == "Hello there!", (key, spoken)
-                if turn >= 20:
+                assert speech(result) == "".join(SMALL_TALK), (key, speech(result))
+                if turn % BLOCK and len(wall[key]) < turns:
                     wall[key].append(elapsed)
                     cpu[key].append(used)
+                    connects[key] += opened[0] - before
+        finally:
+            setattr(loop, "create_connection", connect)  # noqa: B010
     rows = [
-        (label, median_ms(wall[key]), median_ms(cpu[key]))
+        (
+            label,
+            median_ms(wall[key]),
+            median_ms(cpu[key]),
+            f"{connects[key] / len(wall[key]):.2f}",
+        )
         for key, label in (
             ("ours", "http_tools_agent"),
             ("core", "HA core llama_cpp"),
         )
     ]
-    ratio = statistics.median(cpu["ours"]) / statistics.median(cpu["core"])
-    rows.append(("ours / core (CPU)", "", f"{ratio:.2f}x"))
+    ratios = [
+        statistics.median(values["ours"]) / statistics.median(values["core"])
+        for values in (wall, cpu)
+    ]
+    rows.append(("ours / core", f"{ratios[0]:.2f}x", f"{ratios[1]:.2f}x", ""))
     table(
-        f"P1b: a small-talk turn with six tools offered (median of {turns} turns)",
-        ("agent", "wall ms", "CPU ms"),
+        f"P1b: a whole small-talk turn (`conversation.async_converse`, five "
+        f"tools offered, three pieces; median of {turns} turns a side, in "
+        f"blocks of {BLOCK})",
+        ("agent", "wall ms", "CPU ms", "new connections per turn"),
         rows,
     )
 
@@ -347,4 +406,6 @@ async def p3(
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=40)
-    asyncio.run(main(parser.parse_args().turns))
+    parser.add_argument("--only", default="p1,p1b,p2,p3", help="which parts, e.g. p1b")
+    args = parser.parse_args()
+    asyncio.run(main(args.turns, set(args.only.split(","))))
