@@ -1,14 +1,15 @@
 """P1, P2, P3: the tool loop in real Home Assistant against scripted servers.
 
-Both agents run in one Home Assistant, side by side (alternating turns) on the
-same scripted OpenAI-compatible server and the same tool endpoint, both on
+Both agents run in one Home Assistant, side by side (alternating blocks of
+turns) on the same scripted OpenAI-compatible server and the same tool endpoint, both on
 loopback: ours (`http_tools_agent`) and HA core's `llama_cpp` agent (the
 open_router/llama_cpp loop shape: structured calls only) using our HTTP tools
 LLM API.
 
 - P1: per-round overhead: a turn = structured call round + answer round,
   minus the floor (the bare openai SDK consuming the same two streams and
-  aiohttp fetching the same tool URL, no Home Assistant).
+  aiohttp fetching the same tool URL, no Home Assistant); each agent in
+  blocks of its own turns (`connections_opened`).
 - P2: time to the first spoken character (first content delta the chat log
   hands the Assist pipeline) on a paced stream (one token per chunk, 20 ms
   apart, as llama-cpp-python sends), vs the raw SDK stream.
@@ -27,6 +28,8 @@ from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 import json
 import statistics
 import time
@@ -59,7 +62,8 @@ HELLO_TOKENS = ["Hello", "!", " How", " can", " I", " help", " you", " today", "
 # small profile's rules on top of it in rows of their own.
 CAPABLE = {"profile": "capable"}
 SMALL = {"profile": "small"}
-# P1b: what a small-talk answer streams, and the turns each agent runs in a row.
+# P1b: what a small-talk answer streams. P1, P1b: the turns each agent runs
+# in a row (`connections_opened`).
 SMALL_TALK = ("Hello", " there", "!")
 BLOCK = 10
 THINKING = ["<think>", "The", " user", " asks", " the", " weather", ".", "</think>"]
@@ -79,6 +83,31 @@ async def three_agents(
         hass, base_url, tools, agent=SMALL, unique_id="01JSMALLPROFILE"
     )
     return ours, small, await setup_llama_cpp(hass, base_url)
+
+
+@contextmanager
+def connections_opened() -> Iterator[list[int]]:
+    """Count the TCP connections this process opens meanwhile (item 0).
+
+    Both agents use Home Assistant's shared HTTP client, and core's SDK
+    drops the connection after `[DONE]`: a turn right after core's opens a
+    new one, whichever agent it is. So each agent runs its turns in blocks
+    of `BLOCK`, the first of each left out, and pays for what it does to its
+    own connection, as in a Home Assistant where it is the one agent.
+    """
+    loop = asyncio.get_running_loop()
+    connect = loop.create_connection
+    opened = [0]
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        opened[0] += 1
+        return await connect(*args, **kwargs)
+
+    setattr(loop, "create_connection", counted)  # noqa: B010
+    try:
+        yield opened
+    finally:
+        setattr(loop, "create_connection", connect)  # noqa: B010
 
 
 def paced(tokens: list[str]) -> Reply:
@@ -186,20 +215,26 @@ async def p1(
     times: dict[str, list[float]] = {
         k: [] for k in ("ours", "small", "core", "text", "floor")
     }
-    for warm in range(turns + 3):
-        for key, values in times.items():
-            if key == "floor":
-                fast.add(structured, answer)
-                elapsed = await floor_turn(client, session, endpoint.url)
-            else:
-                fast.add(text_call if key == "text" else structured, answer)
-                agent = {"core": core, "small": small}.get(key, ours)
-                elapsed, _first, spoken = await timed_turn(
-                    hass, agent, "What's the weather in Rome?"
-                )
-                assert spoken.startswith("It is sunny"), (key, spoken)
-            if warm >= 3:
-                values.append(elapsed)
+    connects = dict.fromkeys(times, 0)
+    with connections_opened() as opened:
+        # A block of warm-up turns first, then blocks until `turns` each.
+        for block in range(-(-turns // (BLOCK - 1)) + 1):
+            for key, values in times.items():
+                for index in range(BLOCK):
+                    before = opened[0]
+                    if key == "floor":
+                        fast.add(structured, answer)
+                        elapsed = await floor_turn(client, session, endpoint.url)
+                    else:
+                        fast.add(text_call if key == "text" else structured, answer)
+                        agent = {"core": core, "small": small}.get(key, ours)
+                        elapsed, _first, spoken = await timed_turn(
+                            hass, agent, "What's the weather in Rome?"
+                        )
+                        assert spoken.startswith("It is sunny"), (key, spoken)
+                    if block and index and len(values) < turns:
+                        values.append(elapsed)
+                        connects[key] += opened[0] - before
     floor = statistics.median(times["floor"])
     rows = []
     for key, label in (
@@ -211,38 +246,34 @@ async def p1(
     ):
         turn = statistics.median(times[key])
         per_round = "—" if key == "floor" else f"{(turn - floor) / 2 * 1000:.2f}"
-        rows.append((label, median_ms(times[key]), per_round))
+        rows.append(
+            (
+                label,
+                median_ms(times[key]),
+                per_round,
+                f"{connects[key] / turns:.2f}",
+            )
+        )
     table(
-        f"P1: integration overhead per round (median of {turns} turns, 2 rounds each)",
-        ("loop", "turn ms", "overhead per round ms (turn - floor) / 2"),
+        f"P1: integration overhead per round (median of {turns} turns, 2 rounds "
+        f"each, in blocks of {BLOCK})",
+        (
+            "loop",
+            "turn ms",
+            "overhead per round ms (turn - floor) / 2",
+            "new connections per turn",
+        ),
         rows,
     )
 
 
 async def p1b(hass: object, fast: FakeLLMServer, turns: int) -> None:
     """A whole small-talk turn through `conversation.async_converse`, ours vs
-    core, five HTTP tools offered to both.
-
-    Each agent runs blocks of `BLOCK` turns of its own, the first of each
-    left out: both use Home Assistant's shared HTTP client, and core's SDK
-    drops the connection after `[DONE]`, so turns alternating one by one
-    would hand core's new connection to the turn after it (ours). In blocks
-    each agent pays for what it does to its own connection, as in a Home
-    Assistant where it is the one agent. Connections opened per turn are
-    counted (`loop.create_connection`).
-    """
+    core, five HTTP tools offered to both, in blocks (`connections_opened`)."""
     from homeassistant.components import conversation
     from homeassistant.core import Context, HomeAssistant
 
     assert isinstance(hass, HomeAssistant)
-    loop = asyncio.get_running_loop()
-    connect = loop.create_connection
-    opened = [0]
-
-    async def counted(*args: Any, **kwargs: Any) -> Any:
-        opened[0] += 1
-        return await connect(*args, **kwargs)
-
     async with DemoToolServer() as tools:
         offered = tools.tools(list(DEMO_TOOLS[:5]))
         ours = await setup_ours(hass, fast.base_url, offered, model="m")
@@ -250,8 +281,7 @@ async def p1b(hass: object, fast: FakeLLMServer, turns: int) -> None:
         wall: dict[str, list[float]] = {"ours": [], "core": []}
         cpu: dict[str, list[float]] = {"ours": [], "core": []}
         connects = {"ours": 0, "core": 0}
-        setattr(loop, "create_connection", counted)  # noqa: B010
-        try:
+        with connections_opened() as opened:
             for turn in range(2 * (turns + turns // (BLOCK - 1) + BLOCK)):
                 key, agent = (("ours", ours), ("core", core))[(turn // BLOCK) % 2]
                 fast.add(text_stream(*SMALL_TALK))
@@ -267,8 +297,6 @@ async def p1b(hass: object, fast: FakeLLMServer, turns: int) -> None:
                     wall[key].append(elapsed)
                     cpu[key].append(used)
                     connects[key] += opened[0] - before
-        finally:
-            setattr(loop, "create_connection", connect)  # noqa: B010
     rows = [
         (
             label,
