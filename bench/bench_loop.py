@@ -1,33 +1,39 @@
 """P1, P2, P3: the tool loop in real Home Assistant against scripted servers.
 
-Both agents run in one Home Assistant, side by side (alternating turns) on the
-same scripted OpenAI-compatible server and the same tool endpoint, both on
+Both agents run in one Home Assistant, side by side (alternating blocks of
+turns) on the same scripted OpenAI-compatible server and the same tool endpoint, both on
 loopback: ours (`http_tools_agent`) and HA core's `llama_cpp` agent (the
 open_router/llama_cpp loop shape: structured calls only) using our HTTP tools
 LLM API.
 
 - P1: per-round overhead: a turn = structured call round + answer round,
   minus the floor (the bare openai SDK consuming the same two streams and
-  aiohttp fetching the same tool URL, no Home Assistant).
+  aiohttp fetching the same tool URL, no Home Assistant); each agent in
+  blocks of its own turns (`connections_opened`).
 - P2: time to the first spoken character (first content delta the chat log
   hands the Assist pipeline) on a paced stream (one token per chunk, 20 ms
   apart, as llama-cpp-python sends), vs the raw SDK stream.
 - P3: three parallel tool calls of 300 ms each vs one.
-- P1b: a small-talk turn (no call) with the six demo tools offered to both
-  agents, on an instant server: wall and CPU time per turn (CPU time of
-  this process, which holds both agents and the servers: less moved by
-  other load on the machine than wall time).
+- P1b: the whole turn a user waits for: small talk (no call, three
+  pieces streamed by an instant server) through `conversation.async_converse`
+  with five HTTP tools offered to both agents; wall and CPU time per turn
+  (CPU time of this process, which holds both agents and the servers: less
+  moved by other load on the machine than wall time) and the connections
+  each turn opens. Each agent runs its turns in blocks (see `p1b`).
 
-    .venv/bin/python -m bench.bench_loop [--turns 40]
+    .venv/bin/python -m bench.bench_loop [--turns 40] [--only p1,p1b,p2,p3]
 """
 
 from __future__ import annotations
 
 import argparse
 import asyncio
+from collections.abc import Iterator
+from contextlib import contextmanager
 import json
 import statistics
 import time
+from typing import Any
 
 import aiohttp
 import openai
@@ -35,7 +41,7 @@ import openai
 from bench._ha import home_assistant, machine, median_ms, table, timed_turn
 from dev.tool_server import DEMO_TOOLS, DemoToolServer
 from tests.e2e.harness import setup_llama_cpp, setup_ours
-from tests.kit import weather_tool
+from tests.kit import speech, weather_tool
 from tests.servers import (
     FakeLLMServer,
     Reply,
@@ -56,6 +62,10 @@ HELLO_TOKENS = ["Hello", "!", " How", " can", " I", " help", " you", " today", "
 # small profile's rules on top of it in rows of their own.
 CAPABLE = {"profile": "capable"}
 SMALL = {"profile": "small"}
+# P1b: what a small-talk answer streams. P1, P1b: the turns each agent runs
+# in a row (`connections_opened`).
+SMALL_TALK = ("Hello", " there", "!")
+BLOCK = 10
 THINKING = ["<think>", "The", " user", " asks", " the", " weather", ".", "</think>"]
 
 
@@ -73,6 +83,31 @@ async def three_agents(
         hass, base_url, tools, agent=SMALL, unique_id="01JSMALLPROFILE"
     )
     return ours, small, await setup_llama_cpp(hass, base_url)
+
+
+@contextmanager
+def connections_opened() -> Iterator[list[int]]:
+    """Count the TCP connections this process opens meanwhile (item 0).
+
+    Both agents use Home Assistant's shared HTTP client, and core's SDK
+    drops the connection after `[DONE]`: a turn right after core's opens a
+    new one, whichever agent it is. So each agent runs its turns in blocks
+    of `BLOCK`, the first of each left out, and pays for what it does to its
+    own connection, as in a Home Assistant where it is the one agent.
+    """
+    loop = asyncio.get_running_loop()
+    connect = loop.create_connection
+    opened = [0]
+
+    async def counted(*args: Any, **kwargs: Any) -> Any:
+        opened[0] += 1
+        return await connect(*args, **kwargs)
+
+    setattr(loop, "create_connection", counted)  # noqa: B010
+    try:
+        yield opened
+    finally:
+        setattr(loop, "create_connection", connect)  # noqa: B010
 
 
 def paced(tokens: list[str]) -> Reply:
@@ -117,8 +152,8 @@ async def raw_first_char(client: openai.AsyncOpenAI) -> float | None:
     return first
 
 
-async def main(turns: int) -> None:
-    """Run P1-P3 and print their tables."""
+async def main(turns: int, only: set[str]) -> None:
+    """Run P1-P3 (or those in `only`) and print their tables."""
     print(f"Machine: {machine()}")
     llm = FakeLLMServer()
     fast = FakeLLMServer()
@@ -126,20 +161,34 @@ async def main(turns: int) -> None:
     for server in (llm, fast, endpoint):
         await server.start()
     try:
-        async with home_assistant() as hass:
-            ours, small, core = await three_agents(hass, fast.base_url, endpoint)
-            client = openai.AsyncOpenAI(api_key="x", base_url=fast.base_url)
-            async with aiohttp.ClientSession() as session:
-                await p1(
-                    hass, fast, endpoint, (ours, small), core, client, session, turns
+        if only & {"p1", "p3"}:
+            async with home_assistant() as hass:
+                ours, small, core = await three_agents(hass, fast.base_url, endpoint)
+                client = openai.AsyncOpenAI(api_key="x", base_url=fast.base_url)
+                if "p1" in only:
+                    async with aiohttp.ClientSession() as session:
+                        await p1(
+                            hass,
+                            fast,
+                            endpoint,
+                            (ours, small),
+                            core,
+                            client,
+                            session,
+                            turns,
+                        )
+                if "p3" in only:
+                    await p3(hass, fast, endpoint, ours, core, max(turns // 4, 5))
+        if "p1b" in only:
+            async with home_assistant() as hass:
+                await p1b(hass, fast, max(turns * 5, 100))
+        if "p2" in only:
+            async with home_assistant() as hass:
+                ours, small, core = await three_agents(hass, llm.base_url, endpoint)
+                paced_client = openai.AsyncOpenAI(api_key="x", base_url=llm.base_url)
+                await p2(
+                    hass, llm, (ours, small), core, paced_client, max(turns // 4, 5)
                 )
-            await p3(hass, fast, endpoint, ours, core, max(turns // 4, 5))
-        async with home_assistant() as hass:
-            await p1b(hass, fast, max(turns * 5, 100))
-        async with home_assistant() as hass:
-            ours, small, core = await three_agents(hass, llm.base_url, endpoint)
-            paced_client = openai.AsyncOpenAI(api_key="x", base_url=llm.base_url)
-            await p2(hass, llm, (ours, small), core, paced_client, max(turns // 4, 5))
     finally:
         for server in (llm, fast, endpoint):
             await server.stop()
@@ -166,20 +215,26 @@ async def p1(
     times: dict[str, list[float]] = {
         k: [] for k in ("ours", "small", "core", "text", "floor")
     }
-    for warm in range(turns + 3):
-        for key, values in times.items():
-            if key == "floor":
-                fast.add(structured, answer)
-                elapsed = await floor_turn(client, session, endpoint.url)
-            else:
-                fast.add(text_call if key == "text" else structured, answer)
-                agent = {"core": core, "small": small}.get(key, ours)
-                elapsed, _first, spoken = await timed_turn(
-                    hass, agent, "What's the weather in Rome?"
-                )
-                assert spoken.startswith("It is sunny"), (key, spoken)
-            if warm >= 3:
-                values.append(elapsed)
+    connects = dict.fromkeys(times, 0)
+    with connections_opened() as opened:
+        # A block of warm-up turns first, then blocks until `turns` each.
+        for block in range(-(-turns // (BLOCK - 1)) + 1):
+            for key, values in times.items():
+                for index in range(BLOCK):
+                    before = opened[0]
+                    if key == "floor":
+                        fast.add(structured, answer)
+                        elapsed = await floor_turn(client, session, endpoint.url)
+                    else:
+                        fast.add(text_call if key == "text" else structured, answer)
+                        agent = {"core": core, "small": small}.get(key, ours)
+                        elapsed, _first, spoken = await timed_turn(
+                            hass, agent, "What's the weather in Rome?"
+                        )
+                        assert spoken.startswith("It is sunny"), (key, spoken)
+                    if block and index and len(values) < turns:
+                        values.append(elapsed)
+                        connects[key] += opened[0] - before
     floor = statistics.median(times["floor"])
     rows = []
     for key, label in (
@@ -191,47 +246,79 @@ async def p1(
     ):
         turn = statistics.median(times[key])
         per_round = "—" if key == "floor" else f"{(turn - floor) / 2 * 1000:.2f}"
-        rows.append((label, median_ms(times[key]), per_round))
+        rows.append(
+            (
+                label,
+                median_ms(times[key]),
+                per_round,
+                f"{connects[key] / turns:.2f}",
+            )
+        )
     table(
-        f"P1: integration overhead per round (median of {turns} turns, 2 rounds each)",
-        ("loop", "turn ms", "overhead per round ms (turn - floor) / 2"),
+        f"P1: integration overhead per round (median of {turns} turns, 2 rounds "
+        f"each, in blocks of {BLOCK})",
+        (
+            "loop",
+            "turn ms",
+            "overhead per round ms (turn - floor) / 2",
+            "new connections per turn",
+        ),
         rows,
     )
 
 
 async def p1b(hass: object, fast: FakeLLMServer, turns: int) -> None:
-    """A small-talk turn with the demo tools offered, ours vs core."""
-    from homeassistant.core import HomeAssistant
+    """A whole small-talk turn through `conversation.async_converse`, ours vs
+    core, five HTTP tools offered to both, in blocks (`connections_opened`)."""
+    from homeassistant.components import conversation
+    from homeassistant.core import Context, HomeAssistant
 
     assert isinstance(hass, HomeAssistant)
     async with DemoToolServer() as tools:
-        demo = tools.tools(list(DEMO_TOOLS))
-        ours = await setup_ours(hass, fast.base_url, demo, model="m")
+        offered = tools.tools(list(DEMO_TOOLS[:5]))
+        ours = await setup_ours(hass, fast.base_url, offered, model="m")
         core = await setup_llama_cpp(hass, fast.base_url, model="m")
         wall: dict[str, list[float]] = {"ours": [], "core": []}
         cpu: dict[str, list[float]] = {"ours": [], "core": []}
-        for turn in range(turns + 20):
-            for key, agent in (("ours", ours), ("core", core)):
-                fast.add(text_stream("Hello there!"))
-                started = time.process_time()
-                elapsed, _first, spoken = await timed_turn(hass, agent, "Hello")
+        connects = {"ours": 0, "core": 0}
+        with connections_opened() as opened:
+            for turn in range(2 * (turns + turns // (BLOCK - 1) + BLOCK)):
+                key, agent = (("ours", ours), ("core", core))[(turn // BLOCK) % 2]
+                fast.add(text_stream(*SMALL_TALK))
+                before, started = opened[0], time.process_time()
+                wall_started = time.perf_counter()
+                result = await conversation.async_converse(
+                    hass, "Hello", None, Context(), agent_id=agent
+                )
+                elapsed = time.perf_counter() - wall_started
                 used = time.process_time() - started
-                assert spoken == "Hello there!", (key, spoken)
-                if turn >= 20:
+                assert speech(result) == "".join(SMALL_TALK), (key, speech(result))
+                if turn % BLOCK and len(wall[key]) < turns:
                     wall[key].append(elapsed)
                     cpu[key].append(used)
+                    connects[key] += opened[0] - before
     rows = [
-        (label, median_ms(wall[key]), median_ms(cpu[key]))
+        (
+            label,
+            median_ms(wall[key]),
+            median_ms(cpu[key]),
+            f"{connects[key] / len(wall[key]):.2f}",
+        )
         for key, label in (
             ("ours", "http_tools_agent"),
             ("core", "HA core llama_cpp"),
         )
     ]
-    ratio = statistics.median(cpu["ours"]) / statistics.median(cpu["core"])
-    rows.append(("ours / core (CPU)", "", f"{ratio:.2f}x"))
+    ratios = [
+        statistics.median(values["ours"]) / statistics.median(values["core"])
+        for values in (wall, cpu)
+    ]
+    rows.append(("ours / core", f"{ratios[0]:.2f}x", f"{ratios[1]:.2f}x", ""))
     table(
-        f"P1b: a small-talk turn with six tools offered (median of {turns} turns)",
-        ("agent", "wall ms", "CPU ms"),
+        f"P1b: a whole small-talk turn (`conversation.async_converse`, five "
+        f"tools offered, three pieces; median of {turns} turns a side, in "
+        f"blocks of {BLOCK})",
+        ("agent", "wall ms", "CPU ms", "new connections per turn"),
         rows,
     )
 
@@ -347,4 +434,6 @@ async def p3(
 if __name__ == "__main__":
     parser = argparse.ArgumentParser()
     parser.add_argument("--turns", type=int, default=40)
-    asyncio.run(main(parser.parse_args().turns))
+    parser.add_argument("--only", default="p1,p1b,p2,p3", help="which parts, e.g. p1b")
+    args = parser.parse_args()
+    asyncio.run(main(args.turns, set(args.only.split(","))))
