@@ -224,7 +224,9 @@ async def test_a_question_while_home_assistant_starts_holds_nothing(
     assert warm_ups, "no warm-up during the start"
     turn = [e for e in demo.proxy.exchanges[sent:] if e.body.get("stream")]
     assert turn, brief(answer)
-    assert turn[0].sent >= warm_ups[0].ended, "the question went beside the warm-up"
+    warmed = warm_ups[0].ended
+    assert warmed is not None
+    assert turn[0].sent >= warmed, "the question went beside the warm-up"
     assert "GET /weather/Paris" in answer.tool_requests, brief(answer)
     assert f"{weather_for('Paris')[1]}" in said(answer), brief(answer)
     assert await demo.core_state() == "RUNNING"
