@@ -156,7 +156,7 @@ class HttpToolsConversationEntity(
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
     ) -> conversation.ConversationResult:
-        if self.hass.state is not CoreState.running:
+        if self.hass.state in (CoreState.not_running, CoreState.starting):
             _stop_holding_the_start(self.hass)
         llm_context = user_input.as_llm_context(DOMAIN)
         last_asked(self.hass)[self.subentry.subentry_id] = (
