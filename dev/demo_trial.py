@@ -348,6 +348,11 @@ class DemoHass:
             resp.raise_for_status()
             return await resp.json()
 
+    async def core_state(self) -> str:
+        """Home Assistant's state: `STARTING`, `RUNNING`..."""
+        config: dict[str, Any] = await self.get("/api/config")
+        return str(config["state"])
+
     async def state(self, entity_id: str) -> dict[str, Any] | None:
         """An entity's state object."""
         state: dict[str, Any] | None = await self.get(f"/api/states/{entity_id}")

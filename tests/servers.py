@@ -267,6 +267,9 @@ class FakeLLMServer(LoopbackServer):
     models_reply: Reply | None = None
     # How many times `GET /v1/models` was asked (server checks).
     model_list_requests: int = 0
+    # Seconds before the model list is answered (llama-cpp-python answers
+    # it after the generation under way).
+    models_delay: float = 0.0
     # Answers of other paths, by "METHOD /path" (or "POST /api/show <model>"
     # for a request naming a model), e.g. a captured llama.cpp `/props`; any
     # other path answers 404, as most servers do. Each request is recorded.
@@ -299,6 +302,8 @@ class FakeLLMServer(LoopbackServer):
 
     async def _models(self, request: web.Request) -> web.StreamResponse:
         self.model_list_requests += 1
+        if self.models_delay:
+            await asyncio.sleep(self.models_delay)
         if not self._authorized(request):
             return web.json_response(
                 {"error": {"message": "Invalid API key", "type": "auth"}}, status=401

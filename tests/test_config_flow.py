@@ -3,6 +3,8 @@ conversation subentry flows."""
 
 from __future__ import annotations
 
+import asyncio
+
 from homeassistant import config_entries
 from homeassistant.components.ai_task.const import DEFAULT_SYSTEM_PROMPT
 from homeassistant.const import CONF_API_KEY, CONF_LLM_HASS_API, CONF_PROMPT
@@ -13,6 +15,7 @@ from homeassistant.setup import async_setup_component
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
+from custom_components.http_tools_agent import config_flow
 from custom_components.http_tools_agent.const import (
     CONF_BASE_URL,
     CONF_MAX_TOKENS,
@@ -31,11 +34,13 @@ from dev.loopback import free_port
 from .kit import (
     API_ID,
     ENTRY_UNIQUE_ID,
+    converse,
     entry_state,
     load_integration,
     server_entry,
+    speech,
 )
-from .servers import FakeLLMServer, server_check
+from .servers import FakeLLMServer, server_check, text_stream
 
 
 @pytest.fixture(autouse=True)
@@ -338,8 +343,9 @@ async def test_the_entry_is_named_by_the_server_kind_and_model(
 async def test_add_agent_when_the_model_list_fails(
     hass: HomeAssistant, setup_integration: MockConfigEntry, llm_server: FakeLLMServer
 ) -> None:
-    """The server stops listing its models: the agent form still opens, with
-    the model in use offered and any other name typed by hand."""
+    """The server stops listing its models: the agent form still opens, says
+    the list failed, and offers the models the server listed at setup; any
+    other name can be typed."""
     llm_server.models_status, llm_server.models_body = 404, b"<html>gone</html>"
 
     result = await hass.config_entries.subentries.async_init(
@@ -348,7 +354,78 @@ async def test_add_agent_when_the_model_list_fails(
     )
 
     assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"base": "models_not_listed"}
     assert result["data_schema"] is not None
     schema = result["data_schema"].schema
     model_selector = next(v for k, v in schema.items() if k == CONF_MODEL)
-    assert model_selector.config["options"] == ["local-model"]
+    assert model_selector.config["options"] == ["qwen2.5-coder-0.5b", "local"]
+
+
+async def test_the_agent_form_waits_seconds_at_most_for_the_model_list(
+    hass: HomeAssistant,
+    setup_integration: MockConfigEntry,
+    llm_server: FakeLLMServer,
+    monkeypatch: pytest.MonkeyPatch,
+) -> None:
+    """A server busy with another program's answer lists its models after
+    it (llama-cpp-python): the agent's form does not wait for it beyond a
+    few seconds (here shortened), and says the list failed."""
+    monkeypatch.setattr(config_flow, "FORM_MODEL_LIST_TIMEOUT", 0.2)
+    llm_server.models_delay = 5.0
+
+    async with asyncio.timeout(2):
+        result = await setup_integration.start_subentry_reconfigure_flow(
+            hass, next(iter(setup_integration.subentries))
+        )
+
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {"base": "models_not_listed"}
+
+
+async def test_the_agent_form_opens_at_once_while_the_model_answers(
+    hass: HomeAssistant, setup_integration: MockConfigEntry, llm_server: FakeLLMServer
+) -> None:
+    """Opened while an agent's answer streams, the agent's form is shown at
+    once, without asking the server (llama-cpp-python would list the models
+    after the answer, ~20 s here, and cut the answer for the request), with
+    the models it listed at setup and no failure to report; the answer is
+    heard whole. Its description names the model, never the entry or the
+    flow (the frontend shows the entry's id while a form is slow to load)."""
+    llm_server.interrupt_requests = True
+    streaming, form_shown = asyncio.Event(), asyncio.Event()
+
+    async def until_the_form_is_shown() -> None:
+        streaming.set()
+        await form_shown.wait()
+
+    llm_server.add(
+        text_stream(
+            "The kitchen lights ",
+            "are on.",
+            hold_before_piece=1,
+            hold_until=until_the_form_is_shown,
+        )
+    )
+    listed = llm_server.model_list_requests
+    answering = hass.async_create_task(converse(hass, "Are the lights on?"))
+    async with asyncio.timeout(5):
+        await streaming.wait()
+        result = await hass.config_entries.subentries.async_init(
+            (setup_integration.entry_id, SUBENTRY_CONVERSATION),
+            context={"source": config_entries.SOURCE_USER},
+        )
+    form_shown.set()
+
+    assert result["type"] is FlowResultType.FORM
+    assert result["errors"] == {}
+    assert llm_server.model_list_requests == listed
+    assert result["data_schema"] is not None
+    schema = result["data_schema"].schema
+    model_selector = next(v for k, v in schema.items() if k == CONF_MODEL)
+    assert {"qwen2.5-coder-0.5b", "local"} <= set(model_selector.config["options"])
+    placeholders = result["description_placeholders"] or {}
+    shown = " ".join([*placeholders, *placeholders.values()])
+    for an_id in (setup_integration.entry_id, result["flow_id"]):
+        assert an_id not in shown
+    assert speech(await answering) == "The kitchen lights are on."
+    assert llm_server.interrupted == 0

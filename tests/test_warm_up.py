@@ -286,23 +286,71 @@ async def test_no_warm_up_of_a_prompt_that_cannot_render(
     assert llm_server.requests == []
 
 
-@pytest.mark.parametrize("agent_options", [{CONF_WARM_UP: "auto"}])
-async def test_warm_once_home_assistant_has_started(
+@pytest.mark.parametrize("agent_options", [WITH_ASSIST])
+async def test_warm_at_setup_and_again_once_started_if_the_prompt_changed(
     hass: HomeAssistant, llm_server: FakeLLMServer, config_entry: MockConfigEntry
 ) -> None:
-    """While Home Assistant starts, entities keep coming: the warm-up waits
-    until it has started."""
+    """While Home Assistant starts, the agent warms up as soon as it is set
+    up (a question may come before Home Assistant has started). Entities
+    keep coming meanwhile, and no change is warmed on its own then: once
+    Home Assistant has started, the prompt, which now lists them, is warmed
+    again; started once more with nothing new, nothing is sent."""
     hass.set_state(CoreState.starting)
-    llm_server.add(completion("."))
+    llm_server.add(*[completion(".")] * 2)
     await load_integration(hass)
+    await settled(hass)
+    (early,) = llm_server.requests
+
+    hass.states.async_set("light.porch", "off", {"friendly_name": "Porch Light"})
     await settled(hass, CHANGE_COOLDOWN + 1)
-    assert llm_server.requests == []
+    assert len(llm_server.requests) == 1
 
     hass.set_state(CoreState.running)
     hass.bus.async_fire(EVENT_HOMEASSISTANT_STARTED)
     await settled(hass)
 
-    assert len(llm_server.requests) == 1
+    started = llm_server.requests[1]
+    assert "Porch Light" not in system(early)
+    assert "Porch Light" in system(started)
+    assert (early["max_tokens"], started["max_tokens"]) == (1, 1)
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_WARM_UP: "auto"}])
+async def test_a_question_asked_while_home_assistant_starts(
+    hass: HomeAssistant, llm_server: FakeLLMServer, config_entry: MockConfigEntry
+) -> None:
+    """Asked while Home Assistant starts, in a task its start waits for (as
+    the Assist dialog's pipeline run is), the first question waits for the
+    warm-up, which the server reads slowly here as on a small CPU, and is
+    answered warm; meanwhile Home Assistant's start does not wait for it
+    (bootstrap's wrap-up and `async_start` wait for such tasks): it is
+    `running` before the answer."""
+    hass.set_state(CoreState.not_running)
+    reading, read = asyncio.Event(), asyncio.Event()
+
+    async def read_slowly() -> None:
+        reading.set()
+        await read.wait()
+
+    warm_up = completion(".")
+    warm_up.hold_before, warm_up.hold_until = 0, read_slowly
+    llm_server.add(warm_up, text_stream("Hello, ", "how can I help?"))
+    await load_integration(hass)
+    async with asyncio.timeout(10):
+        await reading.wait()
+        asked = hass.async_create_task(converse(hass, "Hello"))
+
+        await hass.async_block_till_done()  # bootstrap's wrap-up
+        await hass.async_start()
+        assert hass.state is CoreState.running
+        assert not asked.done()
+
+    read.set()
+    result = await asked
+    assert speech(result) == "Hello, how can I help?"
+    warm, turn = llm_server.requests
+    assert (warm["max_tokens"], turn["stream"]) == (1, True)
+    assert turn["messages"][0] == warm["messages"][0]
 
 
 @pytest.mark.parametrize("agent_options", [{CONF_WARM_UP: "auto"}])

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from types import MappingProxyType
+from typing import Any
 
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import Platform
@@ -89,6 +90,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) ->
         settings=ToolSettings.from_options(entry.options),
         availability=availability,
         server_info=server_info,
+        models=_model_ids(models),
         turns=ServerTurns(server_info.kind),
     )
     async_report_tool_support(
@@ -198,6 +200,7 @@ async def _async_refresh_server_info(
         models = await async_model_entries(runtime.client)
     except ServerCheckError:
         return
+    runtime.models = _model_ids(models)
     used_models = agent_models(s.data for s in entry.subentries.values())
     runtime.server_info = await async_probe_server(
         hass, entry.data, models, used_models
@@ -209,6 +212,10 @@ async def _async_refresh_server_info(
         runtime.server_info,
         used_models,
     )
+
+
+def _model_ids(models: list[dict[str, Any]]) -> tuple[str, ...]:
+    return tuple(str(model["id"]) for model in models)
 
 
 async def _async_update_listener(

@@ -35,6 +35,7 @@ from .const import (
     DEFAULT_CONVERSATION_NAME,
     DEFAULT_MODEL,
     DOMAIN,
+    FORM_MODEL_LIST_TIMEOUT,
     LOGGER,
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
@@ -296,13 +297,27 @@ class ConversationFlowHandler(ConfigSubentryFlow):
         """The title of the first one, and of the next (with their model)."""
         return DEFAULT_CONVERSATION_NAME
 
-    async def _async_models(self) -> list[str]:
+    async def _async_models(self) -> tuple[list[str], bool]:
+        """The server's models for the form, and whether the server did not
+        list them now (they are then the ones it listed before).
+
+        The form opens at once: while one of the entry's requests is under
+        way the server is not asked (llama-cpp-python answers the list only
+        after the generation, and cuts a streamed answer for it: the form
+        waited ~20 s), and a server that does not answer within a few
+        seconds is not waited for.
+        """
+        runtime = self._get_entry().runtime_data
+        if runtime.turns.busy:
+            return list(runtime.models), False
         try:
-            return await async_list_models(self._get_entry().runtime_data.client)
+            models = await async_list_models(runtime.client, FORM_MODEL_LIST_TIMEOUT)
         except ServerCheckError as err:
             # The user may still type a model name.
             LOGGER.warning("Cannot list the server's models: %s", err.reason)
-            return []
+            return list(runtime.models), True
+        runtime.models = tuple(models)
+        return models, False
 
     async def async_step_user(
         self, user_input: dict[str, Any] | None = None
@@ -341,7 +356,9 @@ class ConversationFlowHandler(ConfigSubentryFlow):
                     entry, self._get_reconfigure_subentry(), data=data
                 )
 
-        models = await self._async_models()
+        models, not_listed = await self._async_models()
+        if not_listed:
+            errors.setdefault("base", "models_not_listed")
         defaults = default_agent_data(
             api_id_for(entry.unique_id or entry.entry_id), models, self.default_prompt
         )

@@ -101,6 +101,10 @@ DEFAULT_AI_TASK_NAME: Final = "HTTP Tools AI Task"
 
 # Seconds for listing models when checking a server.
 SERVER_CHECK_TIMEOUT: Final = 10.0
+# Seconds an agent's form waits for the model list: a server answers it at
+# once unless it is busy generating (the form then offers the list it gave
+# before).
+FORM_MODEL_LIST_TIMEOUT: Final = 3.0
 
 EVENT_TOOL_CALL: Final = "http_tools_agent_tool_call"
 

@@ -2,12 +2,13 @@
 
 from __future__ import annotations
 
-from typing import Literal, override
+import asyncio
+from typing import Any, Literal, override
 
 from homeassistant.components import conversation
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import CONF_LLM_HASS_API, CONF_PROMPT, MATCH_ALL
-from homeassistant.core import Context, HomeAssistant, callback
+from homeassistant.core import Context, CoreState, HomeAssistant, callback
 from homeassistant.exceptions import HomeAssistantError
 from homeassistant.helpers import intent, llm
 from homeassistant.helpers.entity_platform import AddConfigEntryEntitiesCallback
@@ -156,6 +157,8 @@ class HttpToolsConversationEntity(
         user_input: conversation.ConversationInput,
         chat_log: conversation.ChatLog,
     ) -> conversation.ConversationResult:
+        if self.hass.state in (CoreState.not_running, CoreState.starting):
+            _stop_holding_the_start(self.hass)
         llm_context = user_input.as_llm_context(DOMAIN)
         last_asked(self.hass)[self.subentry.subentry_id] = (
             user_input.device_id,
@@ -200,3 +203,37 @@ class HttpToolsConversationEntity(
             # a satellite listens again whatever the answer's last character.
             result.continue_conversation = True
         return result
+
+
+@callback
+def _stop_holding_the_start(hass: HomeAssistant) -> None:
+    """A question asked while Home Assistant starts runs in a task its start
+    waits for (the Assist dialog's pipeline run: `assist_pipeline`'s
+    websocket API makes it with `hass.async_create_task`), and the first
+    answer waits for the warm-up and reads the prompt: Home Assistant stayed
+    `starting` for minutes (its bootstrap waits up to 5 for such tasks,
+    "Setup timed out for bootstrap waiting on ... PipelineInput.execute()").
+    The task becomes a background task, as Home Assistant makes its own
+    long-running work: it still runs to its answer (and is cancelled on
+    stop), and the start goes on without it. Home Assistant offers no
+    public way to do this for a task it made.
+    """
+    task = asyncio.current_task()
+    if task is None:
+        return
+    if task in hass._tasks:
+        _to_background(hass, task)
+    else:
+        # Started eagerly: Home Assistant tracks it once it first waits.
+        hass.loop.call_soon(_to_background, hass, task)
+
+
+def _to_background(hass: HomeAssistant, task: asyncio.Task[Any]) -> None:
+    tracked = hass._tasks
+    if task not in tracked or task.done():
+        return
+    tracked.discard(task)
+    task.remove_done_callback(tracked.remove)
+    background = hass._background_tasks
+    background.add(task)
+    task.add_done_callback(background.remove)

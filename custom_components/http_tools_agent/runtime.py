@@ -95,6 +95,9 @@ class HttpToolsRuntime:
     settings: ToolSettings
     availability: ServerAvailability
     server_info: ServerInfo = field(default_factory=ServerInfo)
+    # The model ids the server listed when last asked (setup, its return,
+    # an agent's form).
+    models: tuple[str, ...] = ()
     # The agents' turns under way on the server (`turns`).
     turns: ServerTurns = field(default_factory=ServerTurns)
     # The agents' calls waiting for the user's yes (`turn/hold.py`).

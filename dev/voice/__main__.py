@@ -5,8 +5,9 @@
 
 Starts Piper, PocketSphinx and wyoming-satellite (`parts.VoiceParts`), the
 model server (`HTA_MODEL_SERVER_URL`, or llama-cpp-python with the Qwen model
-on a free port), the demo tool server, and a Home Assistant (the one the
-benchmarks run, in this process) with this integration's agent, or core's
+on a free port), the demo tool server (the demo's model and tool servers
+when `scripts/demo` runs: `beside_demo`), and a Home Assistant (the one the
+benchmarks run, in this process, its HTTP on a free port) with this integration's agent, or core's
 `llama_cpp` agent with `--agent core`, on an Assist pipeline PocketSphinx ->
 agent -> Piper selected on the satellite (`tests.e2e.satellite`). Each
 question is spoken into the satellite's microphone; the answer audio the
@@ -18,15 +19,22 @@ from __future__ import annotations
 import argparse
 import asyncio
 import json
+import os
 from pathlib import Path
 import shutil
 import sys
 
 from bench._ha import home_assistant
-from dev.tool_server import DEMO_TOOLS, DemoToolServer
-from tests.e2e.harness import ModelServer, setup_llama_cpp, setup_ours
+from dev.tool_server import DEMO_TOOLS, DemoToolServer, tool_definitions
+from tests.e2e.harness import (
+    ModelServer,
+    server_answers,
+    setup_llama_cpp,
+    setup_ours,
+)
 from tests.e2e.satellite import SatelliteTurn, satellite_home
 
+from .beside_demo import rig_services
 from .parts import ROOT, VoiceParts
 
 DEFAULT_WAV = ROOT / "test-artifacts" / "voice" / "answer.wav"
@@ -83,16 +91,26 @@ def report(turn: SatelliteTurn, wav: Path | None) -> str:
 async def run(args: argparse.Namespace) -> int:
     """Start the rig, ask, print; 1 when a question got no answer audio."""
     status = 0
+    services = rig_services(os.environ, server_answers)
+    if services.note:
+        log(services.note)
     log("starting Piper, PocketSphinx and the satellite")
     with VoiceParts() as parts:
-        server = ModelServer.from_env_or_start()
+        server = (
+            ModelServer(services.model_url)
+            if services.model_url
+            else ModelServer.from_env_or_start()
+        )
         tools = DemoToolServer()
-        await tools.start()
+        if services.tools_url is None:
+            await tools.start()
+            definitions = tools.tools(list(DEMO_TOOLS))
+        else:
+            by_name = {d["name"]: d for d in tool_definitions(services.tools_url)}
+            definitions = [by_name[name] for name in DEMO_TOOLS]
         try:
             async with home_assistant() as hass:
-                agent = await setup_ours(
-                    hass, server.url, tools.tools(list(DEMO_TOOLS))
-                )
+                agent = await setup_ours(hass, server.url, definitions)
                 if args.agent == "core":
                     agent = await setup_llama_cpp(hass, server.url)
                 home = await satellite_home(hass, parts, agent)
@@ -127,7 +145,8 @@ async def run(args: argparse.Namespace) -> int:
                     print(flush=True)
                 await home.close()
         finally:
-            await tools.stop()
+            if services.tools_url is None:
+                await tools.stop()
             server.stop()
     return status
 

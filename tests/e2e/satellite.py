@@ -37,6 +37,7 @@ from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import entity_registry as er
 from homeassistant.setup import async_setup_component
 
+from dev.voice.beside_demo import rig_http_config
 from dev.voice.parts import VOICE, Answer, Spoken, VoiceParts, wait_until
 
 # Long enough for the 0.5B model's slowest turns on 2 busy cores.
@@ -244,13 +245,31 @@ class SatelliteHome:
         await self.hass.async_block_till_done()
 
 
+async def async_set_up_components(
+    hass: HomeAssistant, http_config: dict[str, Any]
+) -> None:
+    """What the rig's pipeline needs, HTTP (for media_source) as
+    `http_config` says: on a free port, as 8123 may be the demo's. A failure
+    names the component."""
+    for component, config in (
+        ("homeassistant", {}),
+        ("http", http_config),
+        (PIPELINE_DOMAIN, {}),
+        ("media_source", {}),
+    ):
+        if not await async_setup_component(hass, component, config):
+            raise RuntimeError(
+                f"Home Assistant could not set up `{component}` (its error is "
+                "logged above)"
+            )
+
+
 async def satellite_home(
     hass: HomeAssistant, parts: VoiceParts, agent_id: str, name: str = "Voice rig"
 ) -> SatelliteHome:
     """Add the rig's services to Home Assistant and a pipeline PocketSphinx ->
     `agent_id` -> Piper on the satellite; wait until the satellite is connected."""
-    for component in ("homeassistant", PIPELINE_DOMAIN, "media_source"):
-        assert await async_setup_component(hass, component, {})
+    await async_set_up_components(hass, rig_http_config())
     stt_entry = await add_wyoming_service(hass, parts.sphinx_port)
     tts_entry = await add_wyoming_service(hass, parts.piper_port)
     satellite_entry = await add_wyoming_service(hass, parts.satellite_port)

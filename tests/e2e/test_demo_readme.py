@@ -14,6 +14,7 @@ import asyncio
 from collections.abc import AsyncIterator, Awaitable, Callable
 from pathlib import Path
 import re
+import time
 
 import aiohttp
 import pytest
@@ -192,6 +193,45 @@ async def test_the_first_question_after_a_restart_is_answered(
     assert warm_ups, "no warm-up after the start"
     assert warm_ups[0].ended is not None
     assert answer.asked_at < warm_ups[0].ended, "asked after the warm-up: no test"
+    assert "GET /weather/Paris" in answer.tool_requests, brief(answer)
+    assert f"{weather_for('Paris')[1]}" in said(answer), brief(answer)
+
+
+async def test_a_question_at_once_after_a_start_holds_nothing(
+    demo: DemoHass, model_server: ModelServer
+) -> None:
+    """Asked through the Assist dialog's pipeline as soon as the agent is
+    there after a restart, on a cold server: the question waits for the
+    warm-up and is answered with the tool's result, and Home Assistant
+    reaches `running`; asked while it still started, before the answer (the
+    pipeline's run is a task its start waits for: it stayed `starting` for
+    minutes). Whether Home Assistant still starts when the question comes
+    depends on the machine; tests/test_warm_up.py asks during the start
+    every time."""
+    await _empty_the_cache(model_server)
+    await demo.stop()
+    sent = len(demo.proxy.exchanges)
+    await demo.start()
+    state_when_asked = await demo.core_state()
+    asking = asyncio.create_task(demo.ask("What's the weather in Paris?"))
+    running_at = None
+    while not asking.done():
+        if running_at is None and await demo.core_state() == "RUNNING":
+            running_at = time.perf_counter()
+        await asyncio.sleep(0.2)
+    answer = await asking
+
+    if state_when_asked != "RUNNING":
+        assert running_at is not None, "Home Assistant started only after the answer"
+        assert answer.asked_at < running_at
+    assert await demo.core_state() == "RUNNING"
+    warm_ups = [e for e in demo.proxy.exchanges[sent:] if e.body.get("max_tokens") == 1]
+    assert warm_ups, "no warm-up after the start"
+    turn = [e for e in demo.proxy.exchanges[sent:] if e.body.get("stream")]
+    assert turn, brief(answer)
+    warmed = warm_ups[0].ended
+    assert warmed is not None
+    assert turn[0].sent >= warmed, "the question went beside the warm-up"
     assert "GET /weather/Paris" in answer.tool_requests, brief(answer)
     assert f"{weather_for('Paris')[1]}" in said(answer), brief(answer)
 

@@ -74,18 +74,20 @@ async def async_create_client(
     return client
 
 
-async def async_list_models(client: openai.AsyncOpenAI) -> list[str]:
+async def async_list_models(
+    client: openai.AsyncOpenAI, seconds: float = SERVER_CHECK_TIMEOUT
+) -> list[str]:
     """List the server's model ids, raising ServerCheckError with a reason."""
-    return [str(model["id"]) for model in await async_model_entries(client)]
+    return [str(model["id"]) for model in await async_model_entries(client, seconds)]
 
 
-async def async_model_entries(client: openai.AsyncOpenAI) -> list[dict[str, Any]]:
+async def async_model_entries(
+    client: openai.AsyncOpenAI, seconds: float = SERVER_CHECK_TIMEOUT
+) -> list[dict[str, Any]]:
     """The server's model list as it sent it (with fields beyond the
     standard, e.g. vLLM's `max_model_len`); ServerCheckError with a reason."""
     try:
-        page = await client.with_options(
-            timeout=SERVER_CHECK_TIMEOUT, max_retries=0
-        ).models.list()
+        page = await client.with_options(timeout=seconds, max_retries=0).models.list()
         models = [model.to_dict() async for model in page]
     except openai.AuthenticationError as err:
         raise ServerCheckError("invalid_auth") from err

@@ -4,12 +4,14 @@ llama.cpp, llama-cpp-python, vLLM and Ollama keep the prompt they last read
 and read again only what a new request changes. After the server or Home
 Assistant started, the first question pays for the whole system prompt and
 tools: with Assist and 15 tools about 1,900 tokens, 51 s on 2 cores, where a
-follow-up takes 10 s. So each agent sends the start of its prompt ahead: once
-Home Assistant has started or the agent was set up (its settings changed: the
-entry reloads), when its server answers again after it was away, and, with
-Assist, when what Assist's prompt lists may have changed (exposed entities,
-their names and areas: the events Home Assistant's own agent follows),
-once the changes settle.
+follow-up takes 10 s. So each agent sends the start of its prompt ahead: as
+soon as it is set up (Home Assistant may still be starting; a question asked
+meanwhile waits for the warm-up, `turns`), again once Home Assistant has
+started if what the prompt lists changed while it started, when its settings
+changed (the entry reloads), when its server answers again after it was away,
+and, with Assist, when what Assist's prompt lists may have changed (exposed
+entities, their names and areas: the events Home Assistant's own agent
+follows), once the changes settle.
 
 The request is the one a turn would send now (`Turn.request` over a chat log
 that Home Assistant filled as it fills a turn's: the same system prompt from
@@ -180,8 +182,12 @@ class PromptWarmer:
 
     @callback
     def async_start(self, *, follow_assist: bool) -> CALLBACK_TYPE:
-        """Warm up once Home Assistant runs; with Assist, again after what
-        its prompt lists changed. Returns how to stop."""
+        """Warm up now, and again once Home Assistant has started if the
+        prompt changed meanwhile; with Assist, again after what its prompt
+        lists changed. Returns how to stop."""
+        if self._hass.state is not CoreState.running:
+            # A question may come before Home Assistant has started.
+            self.async_warm()
         unsubscribe = [
             async_at_started(self._hass, self._async_started),
             self._debouncer.async_shutdown,
@@ -240,7 +246,7 @@ class PromptWarmer:
     @callback
     def _async_changed(self) -> None:
         # While Home Assistant starts, entities keep coming: `async_at_started`
-        # warms up once they are all there.
+        # warms up again once they are all there.
         if self._hass.state is CoreState.running:
             self.async_warm()
 
@@ -271,7 +277,7 @@ class PromptWarmer:
         client = runtime.client.with_options(timeout=WARM_UP_TIMEOUT, max_retries=0)
         began = time.monotonic()
         try:
-            async with runtime.turns.request():
+            async with runtime.turns.warm_up():
                 await async_complete(client, params, request.extra_body)
         except (openai.OpenAIError, httpx.HTTPError, ValueError) as err:
             LOGGER.debug(
