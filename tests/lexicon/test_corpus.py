@@ -19,6 +19,7 @@ from custom_components.http_tools_agent.engine.speakable import speakable
 from custom_components.http_tools_agent.lexicon import ACTS, LEXICONS, guess_language
 from custom_components.http_tools_agent.small.guards import asks_for
 from custom_components.http_tools_agent.turn.changes import says_failed
+from custom_components.http_tools_agent.turn.hold import Answer, read_answer
 from custom_components.http_tools_agent.turn.examples import generated_examples
 from custom_components.http_tools_agent.turn.honesty import (
     NARRATION_OPENERS,
@@ -134,7 +135,22 @@ def test_each_language_has_a_whole_corpus(language: str) -> None:
     lexicon = LEXICONS[language]
     assert set(lexicon.acts) == set(ACTS), f"{language}: acts {set(lexicon.acts)}"
     assert all(lexicon.acts.values()), f"{language}: an act with no words"
+    for words in ("yes", "no", "fillers"):
+        assert getattr(lexicon, words), f"{language}: no {words} (a held call's answer)"
     assert (TRANSLATIONS / f"{language}.json").exists(), f"no {language}.json"
+
+
+@pytest.mark.parametrize("language", sorted(LEXICONS))
+def test_a_yes_or_a_no_with_each_filler_word(language: str) -> None:
+    """A held call's answer in each language: its yes or no with any of its
+    filler words ("sì grazie", "ja bitte") is that answer; a filler alone is
+    none."""
+    lexicon = LEXICONS[language]
+    yes, no = sorted(lexicon.yes)[0], sorted(lexicon.no)[0]
+    for filler in lexicon.fillers:
+        assert read_answer(f"{yes} {filler}")[0] is Answer.YES, (yes, filler)
+        assert read_answer(f"{filler} {no}")[0] is Answer.NO, (filler, no)
+        assert read_answer(filler)[0] is Answer.OTHER, filler
 
 
 def test_every_corpus_has_a_lexicon() -> None:

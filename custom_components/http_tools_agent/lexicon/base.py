@@ -88,3 +88,6 @@ class Lexicon:
     # (`turn/hold.py`): the words of a yes, and of a no.
     yes: frozenset[str] = frozenset()
     no: frozenset[str] = frozenset()
+    # Words that may stand beside a yes or a no ("yes please", "the PIN is
+    # 1234"): an answer made of them and a yes is a yes (`turn/hold.py`).
+    fillers: frozenset[str] = frozenset()

@@ -297,4 +297,5 @@ LEXICON = Lexicon(
             "vergiss es",
         ]
     ),
+    fillers=frozenset({"bitte", "danke", "der", "ist", "mein", "pin", "code"}),
 )

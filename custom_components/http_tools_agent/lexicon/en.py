@@ -314,4 +314,7 @@ LEXICON = Lexicon(
             "abort",
         ]
     ),
+    fillers=frozenset(
+        {"please", "thanks", "thank", "you", "it", "the", "pin", "code", "is", "my"}
+    ),
 )

@@ -210,4 +210,5 @@ LEXICON = Lexicon(
             "nada",
         ]
     ),
+    fillers=frozenset({"por", "favor", "gracias", "el", "código", "es", "pin"}),
 )

@@ -280,4 +280,7 @@ LEXICON = Lexicon(
             "laisse tomber",
         ]
     ),
+    fillers=frozenset(
+        {"s'il", "te", "vous", "plaît", "merci", "le", "est", "code", "pin"}
+    ),
 )

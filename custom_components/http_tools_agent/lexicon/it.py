@@ -226,4 +226,5 @@ LEXICON = Lexicon(
             "niente",
         ]
     ),
+    fillers=frozenset({"per", "favore", "grazie", "il", "codice", "è", "lo", "pin"}),
 )

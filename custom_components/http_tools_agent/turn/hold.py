@@ -37,46 +37,6 @@ HOLD_SECONDS = 60.0
 # Wrong PINs before the held call is dropped: three, as a card's PIN.
 MAX_PIN_ATTEMPTS = 3
 
-# Words that may stand beside a yes or a no ("yes please", "the PIN is").
-_FILLER = frozenset(
-    {
-        "please",
-        "thanks",
-        "thank",
-        "you",
-        "it",
-        "the",
-        "pin",
-        "code",
-        "is",
-        "my",
-        "per",
-        "favore",
-        "grazie",
-        "il",
-        "codice",
-        "è",
-        "lo",
-        "por",
-        "favor",
-        "gracias",
-        "el",
-        "código",
-        "es",
-        "bitte",
-        "danke",
-        "der",
-        "ist",
-        "mein",
-        "s'il",
-        "te",
-        "vous",
-        "plaît",
-        "merci",
-        "le",
-        "est",
-    }
-)
 _WORD = re.compile(r"[^\W\d_]+(?:'[^\W\d_]+)?", re.UNICODE)
 _DIGITS = re.compile(r"\d")
 _LONGEST_PHRASE = 3
@@ -96,6 +56,7 @@ def _phrases(words: frozenset[str] | set[str]) -> set[tuple[str, ...]]:
 
 _YES = _phrases(set().union(*(lex.yes for lex in LEXICONS.values())))
 _NO = _phrases(set().union(*(lex.no for lex in LEXICONS.values())))
+_FILLER = frozenset().union(*(lex.fillers for lex in LEXICONS.values()))
 
 
 def _made_of(words: list[str], phrases: set[tuple[str, ...]]) -> bool:
