@@ -33,7 +33,13 @@ from .kit import (
 )
 from .markup import assert_clean
 from .said import failed, said
-from .servers import FakeLLMServer, completion, demo_capture, text_stream
+from .servers import (
+    FakeLLMServer,
+    completion,
+    demo_capture,
+    text_stream,
+    tool_calls_stream,
+)
 
 
 async def demo_agent(
@@ -93,7 +99,8 @@ async def test_remove_the_bread_removes_the_bread(
     )
 
     asked = await converse(hass, "remove the bread")
-    assert speech(asked) == f"Should I delete item: id {bread['id']}?"
+    # The item by the name the list gave its id, never "item: id 7".
+    assert speech(asked) == said("confirm_remove", name="bread")
     assert bread["id"] in items.items
     answer = speech(await converse(hass, "yes", conversation_id=asked.conversation_id))
 
@@ -101,8 +108,30 @@ async def test_remove_the_bread_removes_the_bread(
     assert {i["name"] for i in items.items.values()} == {"apples", "bananas", "milk"}
     deletes = [r.target for r in items.requests if r.method == "DELETE"]
     assert deletes == [f"DELETE /api/items/{bread['id']}"]
-    assert answer == f"Done: deleted {bread['id']}."
+    assert answer == said("removed", name="bread")
     assert not lights_on(hass)
+
+
+async def test_a_message_sent_is_said_sent(
+    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+) -> None:
+    """The webhook's echo was read out: "Done: received: Laundry is done."
+    The message went; that is what the user hears."""
+    await demo_agent(hass, llm_server, items)
+    llm_server.add(
+        tool_calls_stream(
+            ("http-tools__send_webhook", {"message": "Laundry is done."})
+        ),
+        text_stream(""),
+        completion(""),
+        text_stream(""),
+        completion(""),
+    )
+
+    answer = speech(await converse(hass, "Tell my phone that the laundry is done."))
+
+    assert [r.target for r in items.requests] == ["POST /hook"]
+    assert answer == said("sent")
 
 
 async def test_a_broken_call_of_no_tool_is_never_spoken(

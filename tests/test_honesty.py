@@ -687,3 +687,82 @@ async def test_a_made_up_result_twice_is_not_spoken(
 
     assert items.requests == []
     assert speech(result) == said("no_result")
+
+
+@pytest.mark.parametrize(
+    ("request_text", "made_up", "language"),
+    [
+        # Issue 39: no tool ran, the list held three items, and it was spoken.
+        (
+            "What's on the demo shopping list?",
+            "The demo shopping list is empty.",
+            "en",
+        ),
+        # Weather in other languages than the tools' descriptions, and a
+        # weather answer with no number; the request's language answers.
+        (
+            "Wie ist das Wetter in München?",
+            "Die Wetter in München sind heute 15°C.",
+            "de",
+        ),
+        (
+            "Quel temps fait-il à Lyon ?",
+            "Le temps à Lyon est 20 heures.",
+            "fr",
+        ),
+        (
+            "¿Qué tiempo hace en Sevilla?",
+            "El tiempo en Sevilla es 16:00.",
+            "es",
+        ),
+        (
+            "Do I need an umbrella in Amsterdam?",
+            "No, you do not need an umbrella in Amsterdam.",
+            "en",
+        ),
+    ],
+)
+async def test_a_made_up_answer_in_any_language_is_not_spoken(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    items: DemoToolServer,
+    request_text: str,
+    made_up: str,
+    language: str,
+) -> None:
+    """Answers the 0.5B model made up with no call (issue 39): not spoken,
+    asked once more, then the agent says it could not find out."""
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    llm_server.add(*[text_stream(made_up)] * 2)
+
+    result = await converse(hass, request_text)
+
+    assert items.requests == []
+    assert last_user(llm_server.requests[1]).endswith(RETRY_NUDGES[Withheld.RESULT])
+    assert speech(result) == said("no_result", language)
+
+
+@pytest.mark.parametrize(
+    ("request_text", "answer"),
+    [
+        ("How are you?", "I'm fine, thanks for asking!"),
+        ("Wie geht es dir?", "Mir geht es gut, danke der Nachfrage!"),
+        ("Comment ça va ?", "Je vais bien, merci de demander !"),
+        ("¿Cómo estás?", "Estoy bien, gracias por preguntar."),
+        ("Come stai?", "Sto bene, grazie per avermelo chiesto!"),
+        ("Do you like the weather?", "I have no feelings about the weather."),
+    ],
+)
+async def test_small_talk_in_each_language_is_spoken(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    items: DemoToolServer,
+    request_text: str,
+    answer: str,
+) -> None:
+    await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
+    llm_server.add(text_stream(answer))
+
+    result = await converse(hass, request_text)
+
+    assert speech(result) == answer

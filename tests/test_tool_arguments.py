@@ -189,3 +189,26 @@ async def test_other_agents_get_the_same_checks(
         "result": "Error: missing required argument 'city' for tool 'get_weather'"
     }
     assert [r.path for r in tool_endpoint.requests] == ["/weather/42"]
+
+
+@pytest.mark.usefixtures("setup_integration")
+async def test_arguments_written_as_a_schema_are_unwrapped(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """The 0.5B model wrote the schema's shape around the real arguments
+    ("And in Prague?"): the city is read from `properties`, not refused as
+    missing."""
+    llm_server.add(
+        tool_calls_stream(
+            (
+                "get_weather",
+                {"properties": {"city": "Prague"}, "required": ["city"]},
+            )
+        ),
+        text_stream("Prague is sunny."),
+    )
+
+    result = await converse(hass, "And in Prague?")
+
+    assert speech(result) == "Prague is sunny."
+    assert [r.path for r in tool_endpoint.requests] == ["/weather/Prague"]

@@ -226,3 +226,54 @@ def test_an_empty_required_text_is_missing(blank: str) -> None:
     assert checked.error == (
         "Error: missing required argument 'id' for tool 'delete_item' (it is empty)"
     )
+
+
+WEATHER: dict[str, Any] = {
+    "type": "object",
+    "properties": {"city": {"type": "string"}, "days": {"type": "integer"}},
+    "required": ["city"],
+}
+
+
+@pytest.mark.parametrize(
+    ("given", "sent"),
+    [
+        # The schema's shape around the real arguments: unwrapped.
+        ({"properties": {"city": "Prague"}, "required": ["city"]}, {"city": "Prague"}),
+        (
+            {"type": "object", "properties": {"city": "Oslo", "days": "2"}},
+            {"city": "Oslo", "days": 2},
+        ),
+    ],
+)
+def test_arguments_written_as_a_schema_are_unwrapped(
+    given: dict[str, Any], sent: dict[str, Any]
+) -> None:
+    checked = check(given, WEATHER)
+    assert (checked.arguments, checked.error) == (sent, None)
+
+
+@pytest.mark.parametrize(
+    ("given", "schema"),
+    [
+        # The values are schemas themselves: no arguments to read.
+        ({"properties": {"city": {"type": "string"}}}, WEATHER),
+        # A name the tool does not have: not its arguments.
+        ({"properties": {"town": "Prague"}}, WEATHER),
+        # Beside a real argument: another reading exists.
+        ({"city": "Rome", "properties": {"city": "Prague"}}, WEATHER),
+        # The tool has a parameter named `properties`: it is the argument.
+        (
+            {"properties": {"city": "Prague"}},
+            {
+                "type": "object",
+                "properties": {"properties": {"type": "object"}},
+                "required": ["properties"],
+            },
+        ),
+    ],
+)
+def test_a_schema_shape_with_another_reading_is_left_alone(
+    given: dict[str, Any], schema: dict[str, Any]
+) -> None:
+    assert check(given, schema).arguments == given

@@ -8,7 +8,7 @@ from typing import Any
 import pytest
 
 from custom_components.http_tools_agent.engine.definitions import parse_tools
-from custom_components.http_tools_agent.engine.lookup import lister_of
+from custom_components.http_tools_agent.engine.lookup import item_name, lister_of
 
 BASE = "http://lists.lan/api/items"
 
@@ -45,3 +45,21 @@ def test_the_lister_is_the_read_only_tool(lister: dict[str, Any], found: bool) -
     """By `read_only`, not by the verb."""
     delete, other = tools(**lister)
     assert (lister_of(delete, [delete, other]) is other) is found
+
+
+@pytest.mark.parametrize(
+    ("text", "item_id", "name"),
+    [
+        ('[{"id": "7", "name": "bread", "qty": 1}]', "7", "bread"),
+        ('{"items": [{"item_id": 3, "title": "milk"}]}', "3", "milk"),
+        # Another item's id, no name of its own, or no list at all: none.
+        ('[{"id": "7", "name": "bread"}]', "8", None),
+        ('[{"id": "7", "qty": 1}]', "7", None),
+        ("3 items: apples (3).", "3", None),
+    ],
+)
+def test_an_id_read_from_a_list_has_its_name(
+    text: str, item_id: str, name: str | None
+) -> None:
+    """What "Should I remove the bread?" names instead of "id 7"."""
+    assert item_name(text, item_id) == name

@@ -19,8 +19,8 @@ from custom_components.http_tools_agent.engine.speakable import speakable
 from custom_components.http_tools_agent.lexicon import ACTS, LEXICONS, guess_language
 from custom_components.http_tools_agent.small.guards import asks_for
 from custom_components.http_tools_agent.turn.changes import says_failed
-from custom_components.http_tools_agent.turn.hold import Answer, read_answer
 from custom_components.http_tools_agent.turn.examples import generated_examples
+from custom_components.http_tools_agent.turn.hold import Answer, read_answer
 from custom_components.http_tools_agent.turn.honesty import (
     NARRATION_OPENERS,
     NARRATION_TRIGGER,
@@ -30,6 +30,7 @@ from custom_components.http_tools_agent.turn.honesty import (
     claims_action,
     echoes_instruction,
     is_question,
+    makes_up_result,
     narrates_call,
 )
 from dev.tool_server import DEMO_TOOLS
@@ -37,6 +38,11 @@ from dev.tool_server import DEMO_TOOLS
 HERE = Path(__file__).parent
 TRANSLATIONS = HERE.parents[1] / "custom_components/http_tools_agent/translations"
 NAMES = [*DEMO_TOOLS, "intent__HassTurnOn"]
+# What the demo's reading tools tell, as `makes_up_result` is given it.
+DOMAINS = [
+    "get_weather: Current weather and temperature for a city.",
+    "list_items: List the items on the shopping list, optionally filtered by name.",
+]
 
 
 def _example_value(description: str) -> Any:
@@ -63,6 +69,9 @@ CHECKS: dict[str, Callable[[str], Callable[[Any], bool]]] = {
     "instruction_echo": lambda _: echoes_instruction,
     "says_failed": lambda _: says_failed,
     "asks_for": lambda _: lambda pair: asks_for(pair[0], pair[1]),
+    # A reading tool's result said in a turn in which no tool ran.
+    # [request, sentence].
+    "made_up": lambda _: lambda pair: makes_up_result(pair[1], pair[0], [], DOMAINS),
     "language": _check_language,
     # A tool's result read out in the language. yes: [result, what is said];
     # no: [result, what is not] (another language's words, keys as words).

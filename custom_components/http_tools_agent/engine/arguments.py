@@ -15,7 +15,9 @@ dependency of Home Assistant itself): ``from_json_schema`` compiles the
 schema. As JSON Schema says, properties not listed are allowed unless
 ``additionalProperties`` says otherwise, and ``format`` is an annotation,
 not a check. A ``null`` for an optional argument that does not accept null
-counts as not given (models write ``"limit": null``).
+counts as not given (models write ``"limit": null``). Arguments written as
+the schema's shape (``{"properties": {"city": "Prague"}}``) are unwrapped
+when that is the only reading (:func:`unwrap_schema_form`).
 """
 
 from __future__ import annotations
@@ -323,6 +325,37 @@ def _blank_required(
     ]
 
 
+# The keywords a model copies from the schema around the real arguments.
+_SCHEMA_WORDS = frozenset(
+    {"type", "properties", "required", "additionalProperties", "title", "description"}
+)
+
+
+def unwrap_schema_form(
+    arguments: Mapping[str, Any], schema: Mapping[str, Any]
+) -> Mapping[str, Any]:
+    """The real arguments when a model wrote them as the schema's shape,
+    ``{"properties": {"city": "Prague"}, "required": ["city"]}`` (the 0.5B
+    model does); ``arguments`` itself when another reading exists: the tool
+    has a parameter named ``properties``, a key is no schema keyword, a
+    value is a schema itself, or a name is none of the tool's."""
+    inner = arguments.get("properties")
+    props = schema.get("properties")
+    if (
+        not isinstance(inner, Mapping)
+        or not inner
+        or not isinstance(props, Mapping)
+        or "properties" in props
+        or not set(arguments) <= _SCHEMA_WORDS
+        or not set(inner) <= set(props)
+        or any(
+            isinstance(value, Mapping) and "type" in value for value in inner.values()
+        )
+    ):
+        return arguments
+    return dict(inner)
+
+
 def check_arguments(
     tool: str,
     schema: Mapping[str, Any],
@@ -331,6 +364,7 @@ def check_arguments(
 ) -> CheckedArguments:
     """Convert and check ``arguments`` for ``tool`` (``validator``:
     :func:`compile_validator` of ``schema``)."""
+    arguments = unwrap_schema_form(arguments, schema)
     converted = coerce(dict(arguments), schema)
     if not isinstance(converted, dict):  # a schema that is no object schema
         converted = dict(arguments)

@@ -173,3 +173,22 @@ def named_items(text: str, key: str, request: str) -> list[tuple[str, str]]:
                 best.append((item_id, value))
             break
     return best
+
+
+def item_name(text: str, item_id: str) -> str | None:
+    """The name a collection's result (`text`) gives the item `item_id`:
+    its first text field that is no id; None when no item has that id."""
+    try:
+        items = _items(json.loads(text))
+    except ValueError, RecursionError:
+        return None
+    for item in items:
+        if not any(
+            id_key(str(field)) and opaque(value) == item_id
+            for field, value in item.items()
+        ):
+            continue
+        for field, value in item.items():
+            if not id_key(str(field)) and isinstance(value, str) and value.strip():
+                return value.strip()
+    return None

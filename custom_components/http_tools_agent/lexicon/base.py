@@ -84,6 +84,15 @@ class Lexicon:
     example_markers: tuple[str, ...] = ()
     # Words that say nothing of a tool's domain ("the", "what", "tool").
     common: frozenset[str] = field(default_factory=frozenset)
+    # What a reading tool tells, in the language's words: for a word a
+    # tool's description uses ("weather", "temperature", "list"), the
+    # language's words that name it or a result of it ("Wetter", "temps",
+    # "umbrella"; whole words, lower case). A sentence that holds one is
+    # about that tool's domain (`turn/honesty.py`, `makes_up_result`).
+    topics: Mapping[str, tuple[str, ...]] = field(default_factory=dict)
+    # A tool's result stated with no number: "The list is empty.", "you do
+    # not need an umbrella" (patterns).
+    stated_results: tuple[str, ...] = ()
     # What answers a question the agent asked before acting
     # (`turn/hold.py`): the words of a yes, and of a no.
     yes: frozenset[str] = frozenset()

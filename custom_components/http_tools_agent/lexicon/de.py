@@ -266,6 +266,17 @@ LEXICON = Lexicon(
         ]
     ),
     # Whole answers (a phrase is matched word for word): `turn/hold.py`.
+    topics={
+        "weather": ("wetter", "regenschirm", "regnet", "sonnig", "bewölkt"),
+        "temperature": ("temperatur", "temperaturen", "grad"),
+        "list": ("liste", "einkaufsliste"),
+    },
+    stated_results=(
+        r"\bist leer\b",
+        r"\bkeine artikel\b",
+        r"\bbrauchs?t (?:keinen|einen) regenschirm\b",
+        r"\bes (?:regnet|ist sonnig|ist bewölkt)\b",
+    ),
     yes=frozenset(
         [
             "ja",

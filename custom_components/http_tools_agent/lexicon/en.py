@@ -280,6 +280,16 @@ LEXICON = Lexicon(
         ]
     ),
     # Whole answers (a phrase is matched word for word): `turn/hold.py`.
+    topics={
+        "weather": ("umbrella", "raining", "rainy", "sunny", "cloudy"),
+    },
+    stated_results=(
+        r"\b(?:is|are) empty\b",
+        r"\bthere are no items\b",
+        r"\bnothing on (?:it|the|your)\b",
+        r"\bneed (?:an|your|the) umbrella\b",
+        r"\bit(?: is|'s) (?:raining|sunny|cloudy)\b",
+    ),
     yes=frozenset(
         [
             "yes",

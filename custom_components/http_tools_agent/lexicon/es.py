@@ -180,6 +180,16 @@ LEXICON = Lexicon(
     ),
     example_markers=("por ejemplo",),
     # Whole answers (a phrase is matched word for word): `turn/hold.py`.
+    topics={
+        "weather": ("tiempo", "clima", "paraguas", "llueve", "soleado"),
+        "temperature": ("temperatura", "grados"),
+        "list": ("lista",),
+    },
+    stated_results=(
+        r"\bestá vací[ao]\b",
+        r"\bnecesitas (?:un )?paraguas\b",
+        r"\b(?:está lloviendo|llueve|hace sol)\b",
+    ),
     yes=frozenset(
         [
             "sí",

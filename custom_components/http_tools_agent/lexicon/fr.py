@@ -250,6 +250,16 @@ LEXICON = Lexicon(
         ]
     ),
     # Whole answers (a phrase is matched word for word): `turn/hold.py`.
+    topics={
+        "weather": ("temps", "météo", "parapluie", "pleut", "ensoleillé"),
+        "temperature": ("température", "degrés"),
+        "list": ("liste",),
+    },
+    stated_results=(
+        r"\best vide\b",
+        r"\bbesoin d'(?:un )?parapluie\b",
+        r"\bil (?:pleut|fait beau)\b",
+    ),
     yes=frozenset(
         [
             "oui",

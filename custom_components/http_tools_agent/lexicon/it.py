@@ -196,6 +196,16 @@ LEXICON = Lexicon(
     ),
     example_markers=("ad esempio", "per esempio"),
     # Whole answers (a phrase is matched word for word): `turn/hold.py`.
+    topics={
+        "weather": ("tempo", "meteo", "ombrello", "piove", "soleggiato"),
+        "temperature": ("temperatura", "gradi"),
+        "list": ("lista",),
+    },
+    stated_results=(
+        r"\bè vuota\b",
+        r"\bserve (?:l'|un )?ombrello\b",
+        r"\b(?:piove|c'è il sole)\b",
+    ),
     yes=frozenset(
         [
             "sì",

@@ -48,6 +48,15 @@ def _acts(words: list[str]) -> set[str]:
     }
 
 
+def tool_act(tool: str) -> str | None:
+    """What a tool does by the verb its name starts with (`delete` for
+    `delete_item` and `remove_item`, `send` for `send_webhook`)."""
+    name = tool.rpartition("__")[2]
+    first = re.match(r"[A-Z]?[a-z]+", name)
+    acts = _acts([first.group().lower()]) if first else set()
+    return next(iter(sorted(acts)), None)
+
+
 def asks_for(tool: str, request: str) -> bool:
     """Whether the user's words ask for what `tool` does: its verb ("remove"
     for `delete_item`, "accendi" for `HassTurnOn`) or another word of its

@@ -11,6 +11,7 @@ from homeassistant.helpers import llm
 
 from ..engine.confirm import Confirmation
 from .hold import HeldCall
+from .named import removal_of
 from .say import agent_words, async_confirm_question
 
 if TYPE_CHECKING:
@@ -29,7 +30,10 @@ async def async_ask_to_confirm(
     for this conversation and device."""
     # An intent on a lock (`turn/sensitive.py`) has no settings of its own.
     confirmation = turn.offered.confirm.get(call.tool_name, Confirmation())
-    question = await async_confirm_question(hass, turn.language, call, confirmation)
+    removes = removal_of(turn.chat_log.content, call, turn.offered.listers)
+    question = await async_confirm_question(
+        hass, turn.language, call, confirmation, removes
+    )
     held = runtime.held
     held.hold(
         HeldCall(

@@ -42,7 +42,7 @@ from typing import Any
 from homeassistant.components import conversation
 from homeassistant.helpers import llm
 
-from ..engine.arguments import check_arguments, compile_validator
+from ..engine.arguments import check_arguments, compile_validator, unwrap_schema_form
 from ..engine.confirm import Confirmation
 from ..engine.lookup import guessed_ids, ids_in_text
 from ..engine.textcalls import ToolNames
@@ -218,6 +218,11 @@ class ReplyCalls:
         if resolved is None:
             self.unreadable(name, arguments, f"Error: unknown tool '{name}'", call_id)
             return
+        # The real arguments when the model wrote the schema's shape, so the
+        # guards, the key and a held change's question see them.
+        schema = gate.schemas.get(resolved)
+        if schema is not None:
+            arguments = dict(unwrap_schema_form(arguments, schema))
         arguments = self._guarded(resolved, arguments)
         key = call_key(resolved, arguments)
         if key in gate.seen:

@@ -191,6 +191,15 @@ _TOKEN = re.compile(r"\d+(?:[.,]\d+)?|[^\W\d_]+", re.UNICODE)
 _NUMBER = re.compile(r"\d")
 # Words that say nothing of a tool's domain.
 _COMMON = frozenset(every(lambda lex: lex.common))
+# Each language's words for what a reading tool tells, to the words tool
+# descriptions use: "Wetter" and "temps" are about "weather".
+_TOPICS: dict[str, set[str]] = {}
+for _topic, _word in every(
+    lambda lex: ((topic, w) for topic, ws in lex.topics.items() for w in ws)
+):
+    _TOPICS.setdefault(_word, set()).add(_topic)
+# A tool's result stated with no number ("The list is empty.").
+_STATED = re.compile("|".join(every(lambda lex: lex.stated_results)), re.IGNORECASE)
 
 
 def _words(text: str) -> list[str]:
@@ -228,7 +237,9 @@ def makes_up_result(
     values ("Paris: sunny, 18°C." after "Rome: sunny, 16°C"), or it holds a
     number and the request or the sentence is about what a tool that reads
     tells (`domains`: each such tool's name and description, e.g.
-    "get_weather: Current weather…")."""
+    "get_weather: Current weather…"), or it states such a result with no
+    number ("The list is empty."). A language's words for a domain count
+    as the description's (`Lexicon.topics`)."""
     named = set(_words(request))
     mine = _shape(sentence, named)
     form = _skeleton(sentence)
@@ -242,12 +253,21 @@ def makes_up_result(
             return True
         if "N" in form and len(form) >= 4 and form == _skeleton(result):
             return True
-    if not _NUMBER.search(sentence):
+    sentence_words = set(_words(sentence))
+    # The sentence's words in the tools' terms: "Le temps à Lyon est 20
+    # heures." is about "weather".
+    told = sentence_words | {t for w in sentence_words for t in _TOPICS.get(w, ())}
+    if _NUMBER.search(sentence):
+        # The request's words or the sentence's: "Che tempo fa a Milano?"
+        # was answered "The temperature in Milano is 23°C." (get_weather:
+        # "Current weather and temperature for a city.").
+        said_words = named | told
+    elif _STATED.search(sentence):
+        # No number, a result said all the same: "The demo shopping list is
+        # empty.", "No, you do not need an umbrella in Amsterdam."
+        said_words = told
+    else:
         return False
-    # The request's words or the sentence's: "Che tempo fa a Milano?" was
-    # answered "The temperature in Milano is 23°C." (get_weather: "Current
-    # weather and temperature for a city.").
-    said_words = named | set(_words(sentence))
     words = {w for w in said_words if len(w) > 3 and w not in _COMMON}
     return any(words & set(_words(domain.replace("_", " "))) for domain in domains)
 

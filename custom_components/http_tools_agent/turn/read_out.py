@@ -21,9 +21,10 @@ from homeassistant.helpers import llm
 
 from ..engine.speakable import ENGLISH, ReadOutWords, joined, speakable
 from ..small.answer import texts_of
-from ..small.guards import asks_for
+from ..small.guards import asks_for, tool_act
 from ..tools.call_result import RESULT_KEY
 from .messages import this_turn, tool_result_text
+from .named import removal_of
 from .outcomes import own_speech, succeeded
 
 type OwnSpeech = Callable[[conversation.ToolResultContent], str | None]
@@ -87,6 +88,24 @@ def _intent_words(data: Mapping[str, object], words: ReadOutWords) -> str | None
     return joined(list(dict.fromkeys(names)), words)
 
 
+def _plain_change(
+    chat_log: conversation.ChatLog,
+    content: conversation.ToolResultContent,
+    calls: Mapping[str, llm.ToolInput],
+    listers: Mapping[str, str] | None,
+) -> tuple[str, dict[str, str]] | None:
+    """A removal of an item the conversation read, or a message sent, as
+    the agent says it; None for another change."""
+    act = tool_act(content.tool_name)
+    if act == "send":
+        return "sent", {}
+    call = calls.get(content.tool_call_id)
+    if act != "delete" or call is None or not listers:
+        return None
+    name = removal_of(chat_log.content, call, listers)
+    return ("removed", {"name": name}) if name else None
+
+
 def results_in_words(
     chat_log: conversation.ChatLog,
     read_only: frozenset[str],
@@ -94,6 +113,7 @@ def results_in_words(
     *,
     speech: OwnSpeech = own_speech,
     words: ReadOutWords = ENGLISH,
+    listers: Mapping[str, str] | None = None,
 ) -> tuple[str, dict[str, str]] | None:
     """This turn's successful results that the request asked for, as an
     answer, as a spoken message key and its placeholders; None when none
@@ -119,6 +139,15 @@ def results_in_words(
     if not asked:
         return None
     changes = [content for content in asked if content.tool_name not in read_only]
+    # One change said by what it did, not by its result's echo: "Removed
+    # the bread." for `{"deleted": "7"}`, "Sent." for `{"received":
+    # "Laundry is done."}`.
+    if (
+        len(changes) == 1
+        and speech(changes[0]) is None
+        and (plain := _plain_change(chat_log, changes[0], calls, listers))
+    ):
+        return plain
     sentences: list[str] = []
     texts: list[str] = []
     # "Done" is said of the changes: the reads that led to them are no news.

@@ -76,11 +76,18 @@ async def async_confirm_question(
     language: str | None,
     call: llm.ToolInput,
     confirmation: Confirmation,
+    removes: str | None = None,
 ) -> str:
     """What the agent asks before a held call runs: the tool's own question
-    filled with the call's arguments, else one built from the tool's name
-    and the arguments; for a tool with a PIN, how to give it."""
+    filled with the call's arguments, else "Should I remove the bread?"
+    for a call that `removes` an item read by its name, else one built from
+    the tool's name and the arguments; for a tool with a PIN, how to give
+    it."""
     question = confirmation.ask(call.tool_args)
+    if question is None and removes is not None:
+        question = await async_spoken_message(
+            hass, language, "confirm_remove", {"name": removes}
+        )
     if question is None:
         details = _argument_words(call.tool_args)
         question = await async_spoken_message(
@@ -162,6 +169,7 @@ def what_happened(turn: Turn) -> Said | None:
         turn.confirmed_request,
         speech=turn.own_speech,
         words=turn.read_out_words,
+        listers=turn.offered.listers,
     )
     ran = turn.gate.ran > 0
     if turn.nothing_done:
