@@ -244,9 +244,11 @@ class TextCallFilter:
                 raw, parsed = self._tentative[-1]
                 self._tentative[-1] = (raw + seg, parsed)
                 return
-            # Words after calls whose markers were dropped: those were words.
-            seg = "".join(raw for raw, _ in self._tentative) + seg
+            # Words after calls whose markers were dropped: those were words,
+            # read as words are (markup in them is still no speech).
+            raw = "".join(raw for raw, _ in self._tentative)
             self._tentative = []
+            seg = self._as_words(raw) + seg
         k = seg.rfind("\n")
         if k >= 0:
             tail = seg[k + 1 :]
@@ -269,6 +271,18 @@ class TextCallFilter:
             seg[-LONGEST:] if len(seg) >= LONGEST else (self._tail + seg)[-LONGEST:]
         )
         self._text_out.append(seg)
+
+    def _as_words(self, raw: str) -> str:
+        """What is spoken of ``raw`` read as words in the middle of a line
+        (no call can start it): its markup removed, its thinking kept."""
+        words = TextCallFilter(self.names, after_tool_results=self._after_tool_results)
+        words._started = True  # noqa: SLF001 (the same class)
+        words._line_blank = False  # noqa: SLF001
+        out = words.feed(raw)
+        out.extend(words.finish())
+        self._think_out.append(out.thinking)
+        self._held_out.append(out.held)
+        return out.text
 
     def _removed(self) -> None:
         """Markup was removed: what follows starts a line, for JSON calls."""
@@ -451,7 +465,7 @@ class TextCallFilter:
                 i += 1
                 continue
             self._tag = ""
-            if tag.startswith(_TOOL_CALL_ATTRS) and "|" not in tag:
+            if tag.startswith(_TOOL_CALL_ATTRS):
                 self._begin_block(TOOL_CALL, marker(TOOL_CALL))
                 return self._then(text, i, tag[len(_TOOL_CALL_ATTRS) :])
             if tag[0] == "[" and self._tag_line:

@@ -128,6 +128,8 @@ def parse_pythonic(text: str, tools: ToolNames, *, tagged: bool) -> Parsed | Non
             return None
         args = _arguments(call, name or written, tools)
         if isinstance(args, str):
+            if not tagged:
+                return None  # no marker made it a call: it is words
             out.problems.append(problem(args, source))
         else:
             found.append((name or written, args))
