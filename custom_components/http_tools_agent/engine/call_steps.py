@@ -1,7 +1,9 @@
 """The steps of one call, in order: each built, checked against the host
 policy, sent and read (:func:`send_step`), the tool's login reused from its
 :class:`~.sessions.SessionStore` or made and kept, and the steps after it run
-again once, after a new login, when one of them is refused (401, 403).
+again once, after a new login, when one of them is refused (401, 403). A
+request that may be repeated is sent again when the server is busy or drops
+the connection (:mod:`.retries`).
 :mod:`.executor` turns the last answer into the model's text; every failure
 here is a :class:`StepFailure` with the text a single request would give.
 """
