@@ -107,6 +107,8 @@ def test_retry_after_reads_seconds_and_dates() -> None:
     assert retry_after({"Retry-After": "2"}, now) == 2.0
     assert retry_after({"Retry-After": "Thu, 03 Dec 2026 05:00:07 GMT"}, now) == 7.0
     assert retry_after({"Retry-After": "Thu, 03 Dec 2026 04:59:00 GMT"}, now) == 0.0
+    # A date with no zone (`-0000`) is read as GMT.
+    assert retry_after({"Retry-After": "Thu, 03 Dec 2026 05:00:03 -0000"}, now) == 3.0
     assert retry_after({"Retry-After": "soon"}, now) is None
     assert retry_after({}, now) is None
 
