@@ -221,14 +221,15 @@ async def send_step(
                 method=method,
             ) from None
         call.bytes_read += response.counted
+        # Cookies are credentials (a busy answer's too: the jar keeps them):
+        # a server that echoes them must not show them.
+        call.secrets.extend(response.cookies.values())
         if not (
             again
             and response.status in BUSY_STATUSES
             and await _wait(call, tries, retry_after(response.headers))
         ):
             break
-    # Cookies are credentials: a server that echoes them must not show them.
-    call.secrets.extend(response.cookies.values())
     # A server that echoes the request (httpbin...) must not hand the model
     # a secret.
     hidden = tuple(call.secrets)
