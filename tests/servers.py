@@ -437,6 +437,13 @@ class ToolEndpoint(RecordingServer):
             return web.json_response([])
         if request.path == "/fail":
             return web.Response(status=500, text="backend exploded")
+        if request.path == "/busy":
+            # Every other request: too busy, come back at once.
+            tries = sum(r.path == "/busy" for r in self.requests)
+            if tries % 2:
+                return web.Response(
+                    status=503, text="busy", headers={"Retry-After": "0"}
+                )
         if request.path == "/echo":
             # Like httpbin: the request's headers and query come back.
             return web.json_response(

@@ -41,6 +41,12 @@ def tools(tool_endpoint: ToolEndpoint) -> list[dict[str, Any]]:
             "headers": {"Authorization": "Bearer {token}"},
         },
         {
+            "name": "printer_status",
+            "description": "The printer's status.",
+            "url": f"{tool_endpoint.url}/busy",
+            "method": "GET",
+        },
+        {
             "name": "broken",
             "description": "Always fails.",
             "url": f"{tool_endpoint.url}/fail",
@@ -179,3 +185,24 @@ async def test_automation_reacts_to_the_event(
     state = hass.states.get("input_text.last_tool_failure")
     assert state is not None
     assert state.state == "broken HTTP 500"
+
+
+async def test_a_retried_read_says_so(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """A read the server first refused as busy (503) ran again: the event
+    counts the new try, and a call that needed none says 0."""
+    events = async_capture_events(hass, EVENT_TOOL_CALL)
+    llm_server.add(
+        tool_calls_stream(("printer_status", {}), ("get_weather", {"city": "Rome"})),
+        text_stream("It is idle."),
+    )
+
+    await converse(hass, "How is the printer?")
+
+    by_tool = {event.data["tool"]: event.data for event in events}
+    assert by_tool["printer_status"]["ok"] is True
+    assert by_tool["printer_status"]["status"] == 200
+    assert by_tool["printer_status"]["retries"] == 1
+    assert by_tool["get_weather"]["retries"] == 0
+    assert [r.path for r in tool_endpoint.requests].count("/busy") == 2

@@ -4,7 +4,8 @@ the examples of docs/tool-format.md).
 
 Every request is recorded as it arrived (`dev.loopback.Recorded.raw`: method,
 raw path, raw query string, headers, body bytes). ``server.reply(path, ...)`` decides what a path answers: status, body,
-headers, a delay, or a huge body streamed chunk by chunk.
+headers, a delay, a huge body streamed chunk by chunk, or a connection
+closed unanswered; ``server.reply_once`` queues answers for the next requests.
 """
 
 from __future__ import annotations
@@ -35,6 +36,7 @@ class Reply:
     delay: float = 0.0
     stream_bytes: int = 0  # > 0: stream this many bytes instead of ``body``
     chunk: int = 65_536
+    drop: bool = False  # close the connection without answering
 
 
 @dataclass(slots=True)
@@ -53,6 +55,8 @@ class RecordingServer:
         """Start empty; ``start`` binds a free port."""
         self.requests: list[Recorded] = []
         self.replies: dict[str, Reply] = {}
+        # Answered first, one per request, before `replies`.
+        self.queued: dict[str, list[Reply]] = {}
         self.stream = StreamStats()
         self.release = asyncio.Event()
         self.arrived = asyncio.Event()
@@ -73,11 +77,20 @@ class RecordingServer:
         """Configure the answer for ``path`` (the raw path, no query)."""
         self.replies[path] = Reply(**kwargs)  # type: ignore[arg-type]
 
+    def reply_once(self, path: str, **kwargs: object) -> None:
+        """Answer the next request to ``path`` so (after those queued
+        before); then ``reply``'s answer again."""
+        self.queued.setdefault(path, []).append(Reply(**kwargs))  # type: ignore[arg-type]
+
     async def _handle(self, request: web.Request) -> web.StreamResponse:
         recorded = await Recorded.raw(request)
         self.requests.append(recorded)
         self.arrived.set()
-        reply = self.replies.get(recorded.path, Reply())
+        queue = self.queued.get(recorded.path)
+        reply = queue.pop(0) if queue else self.replies.get(recorded.path, Reply())
+        if reply.drop and request.transport is not None:
+            request.transport.close()
+            raise ConnectionResetError
         if reply.delay:
             with contextlib.suppress(TimeoutError):
                 await asyncio.wait_for(self.release.wait(), reply.delay)

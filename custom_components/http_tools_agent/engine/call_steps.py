@@ -1,16 +1,20 @@
 """The steps of one call, in order: each built, checked against the host
 policy, sent and read (:func:`send_step`), the tool's login reused from its
 :class:`~.sessions.SessionStore` or made and kept, and the steps after it run
-again once, after a new login, when one of them is refused (401, 403).
+again once, after a new login, when one of them is refused (401, 403). A
+request that may be repeated is sent again when the server is busy or drops
+the connection (:mod:`.retries`).
 :mod:`.executor` turns the last answer into the model's text; every failure
 here is a :class:`StepFailure` with the text a single request would give.
 """
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from enum import StrEnum
+import math
 from typing import Any
 
 import aiohttp
@@ -23,6 +27,14 @@ from .hosts import HostPolicy
 from .paths import MISSING
 from .rendering import MissingStepValue
 from .requests import PreparedRequest, RequestBuildError, build_request
+from .retries import (
+    BUSY_STATUSES,
+    RETRY_DELAYS,
+    dropped,
+    pause,
+    repeatable,
+    retry_after,
+)
 from .session_field import REFUSED_STATUSES
 from .sessions import KeptLogin, SessionStore, login_key, new_jar
 from .steps import Step, login_refused, login_step
@@ -117,6 +129,11 @@ class Call:
     # The cookies the steps set, sent by the later ones (a kept login's jar
     # once it is reused).
     jar: aiohttp.CookieJar = field(default_factory=new_jar)
+    # When the call's time is up (the event loop's clock; None: no bound),
+    # the pauses between tries of a busy request, and how many were made.
+    deadline: float | None = None
+    retry_delays: tuple[float, ...] = RETRY_DELAYS
+    retries: int = 0
 
     @property
     def hidden(self) -> frozenset[str]:
@@ -178,28 +195,41 @@ async def send_step(
     """Send one step's request; raise :class:`StepFailure` with the single
     request's text."""
     method = http_method(step.method)
-    try:
-        response = await send(
-            call.client,
-            prepared,
-            call.seconds,
-            call.limits,
-            call.verify_ssl,
-            call.jar,
-        )
-    except TimeoutError:
-        raise
-    except Exception as err:  # never raise: the model gets text
-        reason = scrub(describe(err), prepared.headers, tuple(call.secrets))
-        raise StepFailure(
-            f"Error: tool request failed: {reason}",
-            reason,
-            Outcome.UNREACHABLE,
-            method=method,
-        ) from None
-    call.bytes_read += response.counted
-    # Cookies are credentials: a server that echoes them must not show them.
-    call.secrets.extend(response.cookies.values())
+    again = repeatable(call.definition, prepared.method)
+    tries = 0
+    while True:
+        tries += 1
+        try:
+            response = await send(
+                call.client,
+                prepared,
+                call.seconds,
+                call.limits,
+                call.verify_ssl,
+                call.jar,
+            )
+        except TimeoutError:
+            raise
+        except Exception as err:  # never raise: the model gets text
+            if again and dropped(err) and await _wait(call, tries, None):
+                continue
+            reason = scrub(describe(err), prepared.headers, tuple(call.secrets))
+            raise StepFailure(
+                f"Error: tool request failed: {reason}",
+                reason,
+                Outcome.UNREACHABLE,
+                method=method,
+            ) from None
+        call.bytes_read += response.counted
+        # Cookies are credentials (a busy answer's too: the jar keeps them):
+        # a server that echoes them must not show them.
+        call.secrets.extend(response.cookies.values())
+        if not (
+            again
+            and response.status in BUSY_STATUSES
+            and await _wait(call, tries, retry_after(response.headers))
+        ):
+            break
     # A server that echoes the request (httpbin...) must not hand the model
     # a secret.
     hidden = tuple(call.secrets)
@@ -234,6 +264,20 @@ async def send_step(
             content_type=body.media_type or None,
         )
     return response, body, method or step.method
+
+
+async def _wait(call: Call, tries: int, asked: float | None) -> bool:
+    """Wait before trying again, if another try fits in the call's time
+    (False: it does not, the answer stands)."""
+    left = math.inf
+    if call.deadline is not None:
+        left = call.deadline - asyncio.get_running_loop().time()
+    seconds = pause(tries, call.retry_delays, asked, left)
+    if seconds is None:
+        return False
+    call.retries += 1
+    await asyncio.sleep(seconds)
+    return True
 
 
 def _given(name: str, response: Response) -> dict[str, Any]:

@@ -42,6 +42,7 @@ from .fields import http_method
 from .hosts import HostPolicy
 from .paths import MISSING
 from .requests import RequestBuildError, check_arguments_present
+from .retries import RETRY_DELAYS
 from .sessions import SessionStore
 from .shapes import nothing_at, shape_answer, shaped_text
 from .speech import render_speech
@@ -78,6 +79,9 @@ class ToolRunResult:
     content_type: str | None = None
     # The step of a composite tool that failed.
     step: str | None = None
+    # How many requests were sent again after a busy answer (429, 503) or a
+    # dropped connection (`engine/retries.py`).
+    retries: int = 0
 
 
 def truncate(text: str, max_chars: int) -> tuple[str, bool]:
@@ -170,6 +174,7 @@ async def run_tool(
     hosts: HostPolicy | None = None,
     time_zone: str | None = None,
     sessions: SessionStore | None = None,
+    retry_delays: tuple[float, ...] = RETRY_DELAYS,
 ) -> ToolRunResult:
     """Run ``definition`` with ``arguments``; every failure becomes text.
 
@@ -178,7 +183,9 @@ async def run_tool(
     ``max_chars`` bounds the text unless the tool's ``response`` sets its
     own; ``time_zone`` is where a shape's times are said when it names none
     (default UTC); ``sessions`` keeps the tool's login for the calls after
-    this one (None: a login step runs on every call).
+    this one (None: a login step runs on every call); ``retry_delays`` are
+    the pauses before each new try of a request that may be repeated (its
+    count is how many new tries at most).
     """
     started = time.monotonic()
     shape = definition.response
@@ -203,7 +210,16 @@ async def run_tool(
         overflow=overflow,
     )
     call = Call(
-        session, definition, arguments, secrets, hosts, seconds, limits, sessions
+        session,
+        definition,
+        arguments,
+        secrets,
+        hosts,
+        seconds,
+        limits,
+        sessions,
+        deadline=asyncio.get_running_loop().time() + seconds,
+        retry_delays=tuple(retry_delays),
     )
 
     def finish(
@@ -238,6 +254,7 @@ async def run_tool(
             speech=hide(speech, hidden) if speech else None,
             content_type=content_type,
             step=step,
+            retries=call.retries,
         )
 
     steps = definition.requests

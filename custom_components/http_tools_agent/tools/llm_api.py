@@ -260,6 +260,7 @@ def _fire_tool_event(
             "ok": result.ok,
             "duration": round(result.duration, 3),
             "truncated": result.truncated,
+            "retries": result.retries,
             "conversation_id": chat_log.conversation_id if chat_log else None,
             "agent_id": _turn_agent_id(chat_log),
             "platform": llm_context.platform,
