@@ -276,8 +276,8 @@ class TextCallFilter:
         """What is spoken of ``raw`` read as words in the middle of a line
         (no call can start it): its markup removed, its thinking kept."""
         words = TextCallFilter(self.names, after_tool_results=self._after_tool_results)
-        words._started = True  # noqa: SLF001 (the same class)
-        words._line_blank = False  # noqa: SLF001
+        words._started = True
+        words._line_blank = False
         out = words.feed(raw)
         out.extend(words.finish())
         self._think_out.append(out.thinking)
