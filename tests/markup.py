@@ -5,20 +5,9 @@ No Home Assistant import: the engine tests use it too.
 
 from __future__ import annotations
 
-# Call markup and thinking tags (what the text-call filter removes).
-MARKUP = (
-    "<tool_call",
-    "</tool_call>",
-    "<function=",
-    "</function>",
-    "<parameter=",
-    "</parameter>",
-    "<think>",
-    "</think>",
-    "<tool_response>",
-    "</tool_response>",
-    # The 2026 families' markers (`engine/textcalls/markers.py`): a whole one
-    # never reaches the user, wherever it stands.
+# The 2026 families' markers (`engine/textcalls/markers.py`): a whole one
+# never reaches the user, wherever it stands.
+FAMILY_MARKERS = (
     "[TOOL_CALLS]",
     "[ARGS]",
     "[CALL_ID]",
@@ -46,6 +35,20 @@ MARKUP = (
     "<end_function_call>",
     "<end_of_turn>",
     "</s>",
+)
+# Call markup and thinking tags (what the text-call filter removes).
+MARKUP = (
+    "<tool_call",
+    "</tool_call>",
+    "<function=",
+    "</function>",
+    "<parameter=",
+    "</parameter>",
+    "<think>",
+    "</think>",
+    "<tool_response>",
+    "</tool_response>",
+    *FAMILY_MARKERS,
 )
 # What a call can leave in an answer: markup (cut tags too), the key of a
 # bare JSON call, its fence.

@@ -17,6 +17,8 @@ from pathlib import Path
 import re
 from typing import Any
 
+from tests.markup import FAMILY_MARKERS
+
 FIXTURES = Path(__file__).resolve().parents[1] / "fixtures" / "transcripts"
 _FAMILIES = json.loads(
     (FIXTURES.parent / "families" / "families.json").read_text(encoding="utf-8")
@@ -879,24 +881,10 @@ FRAGMENTS: list[str] = [
     # markers alone.
     *(case["reply"] for case in _FAMILIES["calls"]),
     *(case["reply"] for case in _FAMILIES["answers"]),
-    "[TOOL_CALLS]",
-    "[ARGS]",
-    "[CALL_ID]",
-    "[THINK]",
-    "[/THINK]",
-    "<|tool_call>",
-    "<tool_call|>",
+    *FAMILY_MARKERS,
     '<|"|>',
-    "<|channel>",
-    "<channel|>",
     "<|channel|>analysis<|message|>",
-    "<|end|>",
     "<|start|>assistant",
-    "<|call|>",
-    "<|python_tag|>",
-    "<|tool_call_start|>",
-    "<|tool_call_end|>",
-    "<TOOLCALL>",
     "functools[",
     "functools",
     "thought\n",
@@ -908,10 +896,7 @@ FRAGMENTS: list[str] = [
     ")]",
     "<arg_key>city</arg_key>",
     "<arg_value>Rome</arg_value>",
-    "<start_function_call>",
     "<escape>",
-    "<|eot_id|>",
-    "</s>",
     "<b>",
     " 3 < 5 ",
     "```",

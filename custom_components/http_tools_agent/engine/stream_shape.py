@@ -172,16 +172,20 @@ class StreamShaper:
             return after
         return self._member(at, char, end, keys)
 
+    def _comma(self, at: int, char: str) -> int:
+        """Between two items or members: a ',' and the next one is fresh."""
+        if char != ",":
+            self._fail("it is not JSON")
+            return at
+        self._fresh = True
+        return at + 1
+
     def _item(self, at: int, char: str, end: bool) -> int:
         if char == "]":
             self._at = _At.DONE
             return at + 1
         if not self._fresh:
-            if char != ",":
-                self._fail("it is not JSON")
-                return at
-            self._fresh = True
-            return at + 1
+            return self._comma(at, char)
         item, after = self._value(at, end)
         self.picker.add(item)
         self._fresh = False
@@ -192,11 +196,7 @@ class StreamShaper:
             self._fail(f"no '{'.'.join(keys)}' in the response")
             return at
         if not self._fresh:
-            if char != ",":
-                self._fail("it is not JSON")
-                return at
-            self._fresh = True
-            return at + 1
+            return self._comma(at, char)
         name, after = self._value(at, end)
         colon = self._next(after, end)
         if not isinstance(name, str) or self._buffer[colon] != ":":
