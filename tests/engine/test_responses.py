@@ -335,6 +335,40 @@ async def test_an_empty_body_says_its_status(
         ({"times": {"t": "hours"}}, "response.times.t", "the unit is one of"),
         ({"timezone": "Mars/Base"}, "response.timezone", "is no IANA time zone"),
         ({"shape": 1}, "response.shape", "unknown field"),
+        ({"where": []}, "response.where", "must be an object of paths"),
+        ({"where": {"a..b": 1}}, "response.where.a..b", "is not a path"),
+        (
+            {"where": {"state": {"is": 1}}},
+            "response.where.state.is",
+            "unknown condition",
+        ),
+        (
+            {"where": {"state": {"above": [1]}}},
+            "response.where.state.above",
+            "a number or a text",
+        ),
+        (
+            {"where": {"state": {"present": "yes"}}},
+            "response.where.state.present",
+            "true or false",
+        ),
+        ({"where": {"state": {}}}, "response.where.state", "must not be empty"),
+        (
+            {"where": {"state": ["on", "off"]}},
+            "response.where.state",
+            "a value or an object",
+        ),
+        ({"sort": 3}, "response.sort", "must be a path or"),
+        (
+            {"sort": {"by": "a", "order": "down"}},
+            "response.sort.order",
+            '"asc" or "desc"',
+        ),
+        ({"sort": {"by": "a", "how": 1}}, "response.sort.how", "unknown field"),
+        ({"last_items": 0}, "response.last_items", "an integer from 1 to 1000"),
+        ({"max_items": 2, "last_items": 2}, "response.last_items", "not both"),
+        ({"count": "yes"}, "response.count", "true or false"),
+        ({"count": True, "sort": "a"}, "response.sort", "does not apply with count"),
     ],
 )
 def test_bad_shapes_name_their_field(
@@ -530,39 +564,6 @@ async def test_count_reads_a_number(
     result = await run_tool(session, definition, {})
 
     assert (result.text, result.speech) == ("2", "2 open.")
-
-
-@pytest.mark.parametrize(
-    ("response", "field", "message"),
-    [
-        ({"where": []}, "response.where", "must be an object of paths"),
-        ({"where": {"a..b": 1}}, "response.where.a..b", "is not a path"),
-        ({"where": {"state": {"is": 1}}}, "response.where.state.is", "unknown condition"),
-        ({"where": {"state": {"above": [1]}}}, "response.where.state.above", "a number or a text"),
-        ({"where": {"state": {"present": "yes"}}}, "response.where.state.present", "true or false"),
-        ({"where": {"state": {}}}, "response.where.state", "must not be empty"),
-        ({"where": {"state": ["on", "off"]}}, "response.where.state", "a value or an object"),
-        ({"sort": 3}, "response.sort", "must be a path or"),
-        ({"sort": {"by": "a", "order": "down"}}, "response.sort.order", '"asc" or "desc"'),
-        ({"sort": {"by": "a", "how": 1}}, "response.sort.how", "unknown field"),
-        ({"last_items": 0}, "response.last_items", "an integer from 1 to 1000"),
-        ({"max_items": 2, "last_items": 2}, "response.last_items", "not both"),
-        ({"count": "yes"}, "response.count", "true or false"),
-        ({"count": True, "sort": "a"}, "response.sort", "does not apply with count"),
-    ],
-)  # fmt: skip
-def test_bad_picks_name_their_field(
-    response: dict[str, Any], field: str, message: str
-) -> None:
-    """Each mistake in where, sort, last_items and count names its field."""
-    raw = {"name": "t", "url": "http://h/r", "response": response}
-
-    with pytest.raises(ToolDefinitionError) as caught:
-        parse_tools([raw])
-
-    (problem,) = caught.value.problems
-    assert problem.field == field
-    assert message in problem.message
 
 
 def test_picks_round_trip() -> None:
