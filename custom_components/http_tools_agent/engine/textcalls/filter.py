@@ -22,10 +22,7 @@ from .markers import (
     HARMONY_CALL_ENDS,
     LONGEST,
     MARKERS,
-    THINK,
-    THINK_END,
     THOUGHT_LINE,
-    TOOL_CALL,
     WORD_OPENER,
     Marker,
     Role,
@@ -39,7 +36,7 @@ from .markers import (
     may_be_marker,
     opened,
 )
-from .markup import Parsed, RawCall
+from .markup import THINK, THINK_END, TOOL_CALL, Parsed, RawCall
 from .names import ToolNames
 from .output import FilterOutput, TextCall
 from .values import ValueBlock
@@ -466,7 +463,7 @@ class TextCallFilter:
                 continue
             self._tag = ""
             if tag.startswith(_TOOL_CALL_ATTRS):
-                self._begin_block(TOOL_CALL, marker(TOOL_CALL))
+                self._begin_block(marker(TOOL_CALL))
                 return self._then(text, i, tag[len(_TOOL_CALL_ATTRS) :])
             if tag[0] == "[" and self._tag_line:
                 return self._begin_list(text, i, tag)
@@ -492,7 +489,7 @@ class TextCallFilter:
         if role in (Role.THINKING, Role.ECHO):
             self._enter_think(tag, found)
         elif role in (Role.BLOCK, Role.HEADER):
-            self._begin_block(tag, found)
+            self._begin_block(found)
         elif role is Role.VALUE:
             assert found.value is not None
             self._begin_value(found.value, "")
@@ -526,7 +523,7 @@ class TextCallFilter:
             if end in calls:  # a call opened before the thinking closed
                 self._think_to_out()
                 self._block_in_think = end
-                self._begin_block(end, _closed_by_think(marker(end)))
+                self._begin_block(_closed_by_think(marker(end)))
                 return after
             self._mode = _TEXT
             self._removed()
@@ -583,7 +580,7 @@ class TextCallFilter:
 
     # --- scanners ---------------------------------------------------------
 
-    def _begin_block(self, tag: str, found: Marker | None) -> None:
+    def _begin_block(self, found: Marker | None) -> None:
         assert found is not None
         self._mode = _BLOCK
         self._block.begin(found)
@@ -604,9 +601,7 @@ class TextCallFilter:
                     self._think_opener
                 ):
                     self._block_in_think = block.reopen
-                    self._begin_block(
-                        block.reopen, _closed_by_think(marker(block.reopen))
-                    )
+                    self._begin_block(_closed_by_think(marker(block.reopen)))
                 return i
             if parsed.channel is not None:
                 self._mode = _TEXT
@@ -622,7 +617,7 @@ class TextCallFilter:
 
     def _channel(self, header: str) -> None:
         """A gpt-oss header ended: its message is thinking, a call, or words."""
-        kind, recipient = harmony_channel(header, self.names)
+        kind, recipient = harmony_channel(header)
         if kind == "analysis":
             self._enter_think("<|channel|>", HARMONY_ANALYSIS)
         elif kind == "call" and recipient:

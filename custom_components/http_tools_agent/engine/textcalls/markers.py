@@ -23,7 +23,19 @@ import re
 from .call_lists import parse_call_list
 from .gemma import parse_gemma
 from .hermes import parse_tool_call
-from .markup import Parsed
+from .markup import (
+    FUNC,
+    FUNC_END,
+    PARAM,
+    PARAM_END,
+    THINK,
+    THINK_END,
+    TOOL_CALL,
+    TOOL_CALL_END,
+    TOOL_RESPONSE,
+    TOOL_RESPONSE_END,
+    Parsed,
+)
 from .names import ToolNames
 from .qwen_xml import parse_function, parse_orphan_parameter
 
@@ -69,11 +81,6 @@ def _header(body: str, _tools: ToolNames, *, closed: bool) -> Parsed:
     return Parsed(channel=body if closed else None)
 
 
-TOOL_CALL = "<tool_call>"
-FUNC = "<function="
-PARAM = "<parameter="
-THINK = "<think>"
-THINK_END = "</think>"
 HARMONY_MESSAGE = "<|message|>"
 _HARMONY_NEXT = ("<|start|>", "<|channel|>")
 _CALL_OPENERS = (TOOL_CALL, FUNC)
@@ -84,24 +91,24 @@ MARKERS: dict[str, Marker] = {
     "[THINK]": Marker(Role.THINKING, ("[/THINK]",)),  # Magistral
     "<|channel>": Marker(Role.THINKING, ("<channel|>",)),  # Gemma 4's thought
     # Echoed results (the tags templates put around a tool's result).
-    "<tool_response>": Marker(Role.ECHO, ("</tool_response>",)),
+    TOOL_RESPONSE: Marker(Role.ECHO, (TOOL_RESPONSE_END,)),
     "<|tool_response_start|>": Marker(Role.ECHO, ("<|tool_response_end|>",)),
     "<|tool_response>": Marker(Role.ECHO, ("<tool_response|>",)),
     "<start_function_response>": Marker(Role.ECHO, ("<end_function_response>",)),
     "[TOOL_RESULTS]": Marker(Role.ECHO, ("[/TOOL_RESULTS]",)),
     # Blocks of calls.
     TOOL_CALL: Marker(
-        Role.BLOCK, ("</tool_call>",), (TOOL_CALL,), parse=parse_tool_call
+        Role.BLOCK, (TOOL_CALL_END,), (TOOL_CALL,), parse=parse_tool_call
     ),
     FUNC: Marker(
         Role.BLOCK,
-        ("</function>", "</tool_call>"),
+        (FUNC_END, TOOL_CALL_END),
         (FUNC, TOOL_CALL),
         parse=parse_function,
     ),
     PARAM: Marker(
         Role.BLOCK,
-        ("</parameter>",),
+        (PARAM_END,),
         (FUNC, TOOL_CALL),
         parse=lambda body, _tools, **_: parse_orphan_parameter(body),
     ),
@@ -137,11 +144,11 @@ MARKERS: dict[str, Marker] = {
 # Stray markers: closing markers alone, and other families' turn markers
 # that the special-token shapes below do not cover.
 for _stray in (
-    "</tool_call>",
-    "</function>",
-    "</parameter>",
+    TOOL_CALL_END,
+    FUNC_END,
+    PARAM_END,
     THINK_END,
-    "</tool_response>",
+    TOOL_RESPONSE_END,
     "[/THINK]",
     "[/TOOL_RESULTS]",
     "[ARGS]",
@@ -226,7 +233,7 @@ def in_think(opener: str) -> tuple[str, ...]:
     return _CALL_OPENERS if opener == THINK else ()
 
 
-def harmony_channel(header: str, tools: ToolNames) -> tuple[str, str | None]:
+def harmony_channel(header: str) -> tuple[str, str | None]:
     """A gpt-oss message header -> (``analysis``, ``final`` or ``call``, the
     recipient tool as written). ``<|start|>assistant<|channel|>commentary
     to=functions.get_weather <|constrain|>json``: the recipient may stand

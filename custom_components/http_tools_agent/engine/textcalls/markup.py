@@ -1,4 +1,6 @@
-"""The vocabulary of call markup: tags, what one piece of markup gave, problems."""
+"""The vocabulary of call markup: the Qwen and Hermes tags, what one piece of
+markup gave, problems. Every family's markers, and what each opens, are
+`markers.py`."""
 
 from __future__ import annotations
 
@@ -19,22 +21,6 @@ THINK_END = "</think>"
 # writes one echoes a result (never speech).
 TOOL_RESPONSE = "<tool_response>"
 TOOL_RESPONSE_END = "</tool_response>"
-TAGS = (
-    TOOL_CALL,
-    TOOL_CALL_END,
-    FUNC,
-    FUNC_END,
-    PARAM,
-    PARAM_END,
-    THINK,
-    THINK_END,
-    TOOL_RESPONSE,
-    TOOL_RESPONSE_END,
-)
-# Tags whose text until their end tag is not speech: thinking, an echo.
-HOLDING = {THINK: THINK_END, TOOL_RESPONSE: TOOL_RESPONSE_END}
-TAIL = max(len(t) for t in TAGS) - 1
-"""Characters to keep from one delta to find a tag that the next one completes."""
 
 MAX_SNIPPET = 160
 DECODER = json.JSONDecoder(strict=False)
