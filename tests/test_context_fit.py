@@ -186,22 +186,76 @@ async def test_a_context_error_without_a_size_drops_all_history(
     assert questions(llm_server.requests[-1]) == ["Again?"]
 
 
-async def test_a_second_context_error_is_spoken(
+async def test_a_question_that_never_fits_ends_in_a_sentence(
     hass: HomeAssistant, llm_server: FakeLLMServer, setup_integration: MockConfigEntry
 ) -> None:
-    """Even the question alone does not fit: the user hears the server's
-    error, after one retry."""
+    """Even the question alone does not fit: after one retry the agent says
+    so in its own words, never the server's error."""
     refusal = server_check("llama-server-smollm2__context_exceeded_stream")
     llm_server.add(refusal, refusal)
 
     result = await converse(hass, LONG)
 
-    assert speech(result).startswith(
-        said(
-            "server_error",
-            status="400",
-            message="request (3235 tokens) exceeds the available context size "
-            "(2048 tokens)",
-        )
-    )
+    assert speech(result) == said("context_too_long")
+    assert "exceeds" not in speech(result)
     assert len(llm_server.requests) == 2
+
+
+CAPABLE = [{CONF_PROFILE: "capable"}]
+# A weather service whose answer is too long for the model's context.
+LONG_CITY = "Rome" + " and more Rome" * 300
+
+
+@pytest.mark.parametrize("agent_options", CAPABLE)
+async def test_a_result_too_long_is_cut_and_answered(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    setup_integration: MockConfigEntry,
+) -> None:
+    """The request carrying a long result is refused twice: the third sends
+    the result cut (saying so) and no tools, and the model answers from it."""
+    refusal = server_check("llama-server-smollm2__context_exceeded_stream")
+    llm_server.add(
+        tool_calls_stream(("get_weather", {"city": LONG_CITY})),
+        refusal,
+        refusal,
+        text_stream("Sunny in Rome."),
+    )
+
+    result = await converse(hass, "What's the weather in Rome?")
+
+    assert speech(result) == "Sunny in Rome."
+    called, refused, _, cut = llm_server.requests
+    assert "tools" in called
+    assert "tools" in refused
+    assert "tools" not in cut
+    full = refused["messages"][-1]["content"]
+    short = cut["messages"][-1]["content"]
+    assert cut["messages"][-1]["role"] == "tool"
+    assert short.startswith(full[:100])
+    assert len(short) < len(full)
+    assert short.endswith("did not fit the model's context]")
+    assert len(tool_endpoint.requests) == 1  # the call ran once
+
+
+@pytest.mark.parametrize("agent_options", CAPABLE)
+async def test_a_result_that_never_fits_ends_in_a_sentence(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    setup_integration: MockConfigEntry,
+) -> None:
+    """Cut, it is still refused: the agent's sentence, not the server's."""
+    refusal = server_check("llama-server-smollm2__context_exceeded_stream")
+    llm_server.add(
+        tool_calls_stream(("get_weather", {"city": LONG_CITY})),
+        refusal,
+        refusal,
+        refusal,
+    )
+
+    result = await converse(hass, "What's the weather in Rome?")
+
+    assert speech(result) == said("context_too_long")
+    assert len(llm_server.requests) == 4

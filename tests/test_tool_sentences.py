@@ -7,13 +7,16 @@ and the "yes" (which matches no sentence) runs it through the agent."""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import AsyncGenerator
+from datetime import timedelta
 import json
 from pathlib import Path
 import subprocess
 import sys
 from typing import Any
 
+from homeassistant.components import conversation
 from homeassistant.components.assist_pipeline import PipelineEventType
 from homeassistant.components.assist_pipeline.pipeline import (
     KEY_ASSIST_PIPELINE,
@@ -21,8 +24,11 @@ from homeassistant.components.assist_pipeline.pipeline import (
 )
 from homeassistant.components.conversation import HOME_ASSISTANT_AGENT
 from homeassistant.components.conversation.agent_manager import get_agent_manager
-from homeassistant.core import HomeAssistant
+from homeassistant.components.intent.const import TIMER_DATA
+from homeassistant.core import Context, HomeAssistant
+from homeassistant.util import dt as dt_util
 import pytest
+from pytest_homeassistant_custom_component.common import async_fire_time_changed
 
 from custom_components.http_tools_agent.const import DOMAIN
 from custom_components.http_tools_agent.engine.speakable import speakable
@@ -377,3 +383,90 @@ async def test_an_enum_slot_is_a_list_and_the_tool_speaks_its_own_sentence(
     llm_server.add(text_stream("No such unit."))
     assert (await ask(hass, "Weather in Rome in kelvin?"))["processed_locally"] is False
     assert len(tools.requests) == 1
+
+
+async def test_a_change_that_asks_is_not_left_for_later(
+    hass: HomeAssistant,
+    demo_config: Path,
+    llm_server: FakeLLMServer,
+    tools: DemoToolServer,
+) -> None:
+    """A later time said with a change that asks first: nobody could say
+    yes then, so it is no delayed command of Home Assistant's; the agent
+    says so and nothing is removed, now or later."""
+    await start_demo(hass, demo_config)
+    warm_ups = len(llm_server.requests)
+
+    before = await ask(
+        hass, "In 5 minutes remove the milk from the demo shopping list."
+    )
+    after = await ask(
+        hass, "Remove the milk from the demo shopping list in ten minutes."
+    )
+    german = await ask(
+        hass, "In zehn Minuten entferne die Milch von der Demo Einkaufsliste."
+    )
+
+    assert speech(before) == said("en", "not_later")
+    assert speech(after) == said("en", "not_later")
+    assert speech(german) == said("de", "not_later")
+    assert not hass.data[TIMER_DATA].timers
+    async_fire_time_changed(hass, dt_util.utcnow() + timedelta(minutes=11))
+    await hass.async_block_till_done()
+    assert "milk" in [i["name"] for i in tools.items.values()]
+    assert not any(r.method == "DELETE" for r in tools.requests)
+    assert len(llm_server.requests) == warm_ups
+
+
+async def test_a_delayed_change_runs_its_tool_when_its_time_comes(
+    hass: HomeAssistant,
+    demo_config: Path,
+    llm_server: FakeLLMServer,
+    tools: DemoToolServer,
+) -> None:
+    """A change that needs no yes may wait: Home Assistant's delayed
+    command hands it to the agent in five minutes, and the agent answers it
+    with the tool's own sentence, no model asked."""
+    await start_demo(hass, demo_config)
+    warm_ups = len(llm_server.requests)
+
+    await ask(hass, "In five minutes add bread to the demo shopping list.")
+
+    assert "bread" not in [i["name"] for i in tools.items.values()]
+    async_fire_time_changed(hass, dt_util.utcnow() + timedelta(minutes=6))
+    # The command runs as a background task of Home Assistant's.
+    for _ in range(50):
+        await hass.async_block_till_done()
+        if tools.requests:
+            break
+        await asyncio.sleep(0.1)
+    assert [r.target for r in tools.requests] == ["POST /api/items"]
+    assert "bread" in [i["name"] for i in tools.items.values()]
+    assert len(llm_server.requests) == warm_ups
+
+
+async def test_a_sentence_said_to_the_agent_itself_needs_no_model(
+    hass: HomeAssistant,
+    demo_config: Path,
+    llm_server: FakeLLMServer,
+    tools: DemoToolServer,
+) -> None:
+    """Asked of the agent directly (the REST API, `conversation.process`),
+    a tool's sentence is answered as through the pipeline."""
+    await start_demo(hass, demo_config)
+    warm_ups = len(llm_server.requests)
+    (agent,) = [
+        s.entity_id
+        for s in hass.states.async_all("conversation")
+        if s.entity_id != HOME_ASSISTANT_AGENT
+    ]
+
+    result = await conversation.async_converse(
+        hass, "What's the weather in Rome?", None, Context(), "en", agent_id=agent
+    )
+
+    assert result.response.speech["plain"]["speech"] == said(
+        "en", "tool_result_only", result=weather_words("Rome")
+    )
+    assert [r.target for r in tools.requests] == ["GET /weather/Rome"]
+    assert len(llm_server.requests) == warm_ups

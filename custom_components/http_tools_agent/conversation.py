@@ -159,6 +159,19 @@ class HttpToolsConversationEntity(
     ) -> conversation.ConversationResult:
         if self.hass.state in (CoreState.not_running, CoreState.starting):
             _stop_holding_the_start(self.hass)
+        if (
+            words := await conversation.async_handle_sentence_triggers(
+                self.hass, user_input, chat_log
+            )
+        ) is not None:
+            # A sentence of the tools (or an automation's) said to this agent
+            # directly: a delayed command when its time comes, the REST API,
+            # a pipeline that skipped them. Answered as the pipeline would.
+            response = intent.IntentResponse(language=user_input.language)
+            response.async_set_speech(words)
+            return conversation.ConversationResult(
+                response=response, conversation_id=chat_log.conversation_id
+            )
         llm_context = user_input.as_llm_context(DOMAIN)
         last_asked(self.hass)[self.subentry.subentry_id] = (
             user_input.device_id,

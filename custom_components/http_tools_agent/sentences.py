@@ -67,10 +67,29 @@ from .turn.say import Said, async_confirm_question, async_words
 
 @dataclass(frozen=True, slots=True)
 class _Target:
-    """What a registered template runs."""
+    """What a registered template runs (`later`: the template said with a
+    later time, which runs nothing)."""
 
     definition: ToolDefinition
     variant: SentenceVariant
+    later: bool = False
+
+
+def _can_run_later(definition: ToolDefinition) -> bool:
+    """Whether Home Assistant's delayed command could carry the tool out:
+    a change that asks first has nobody to say yes then, and a read's
+    answer is heard by nobody."""
+    return not (definition.needs_confirmation or definition.read_only)
+
+
+def _later_variants(variant: SentenceVariant) -> list[str]:
+    """`variant` said with a later time before or after it."""
+    lexicon = LEXICONS.get(_base(variant.language))
+    return [
+        template
+        for later in (lexicon.later if lexicon is not None else ())
+        for template in (f"{later} {variant.template}", f"{variant.template} {later}")
+    ]
 
 
 def _base(language: str | None) -> str:
@@ -102,6 +121,11 @@ class ToolSentences:
                 targets.setdefault(variant.template, []).append(
                     _Target(definition, variant)
                 )
+                if not _can_run_later(definition):
+                    for template in _later_variants(variant):
+                        targets.setdefault(template, []).append(
+                            _Target(definition, variant, later=True)
+                        )
         self._targets = targets
         if targets:
             self._unregister = get_agent_manager(self.hass).register_trigger(
@@ -140,6 +164,11 @@ class ToolSentences:
         if target is None:
             return None  # another entry's trigger, or tools replaced meanwhile
         definition, variant = target.definition, target.variant
+        if target.later:
+            # Not left to Home Assistant's delayed command: it could not be
+            # carried out then (`_can_run_later`).
+            LOGGER.debug("%r asks %s for later", user_input.text, definition.name)
+            return await async_words(self.hass, variant.language, Said("not_later"))
         arguments: dict[str, Any] = {
             name: entity.value.strip()
             if isinstance(entity.value, str)

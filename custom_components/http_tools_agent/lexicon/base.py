@@ -100,3 +100,8 @@ class Lexicon:
     # Words that may stand beside a yes or a no ("yes please", "the PIN is
     # 1234"): an answer made of them and a yes is a yes (`turn/hold.py`).
     fillers: frozenset[str] = frozenset()
+    # A later time said around a tool's sentence, in Home Assistant's
+    # sentence syntax with the wildcard `{later}` ("in {later} minutes"):
+    # Home Assistant would make the request a delayed command that a tool
+    # which asks first, or only reads, cannot carry out then (`sentences.py`).
+    later: tuple[str, ...] = ()

@@ -309,4 +309,8 @@ LEXICON = Lexicon(
         ]
     ),
     fillers=frozenset({"bitte", "danke", "der", "ist", "mein", "pin", "code"}),
+    later=(
+        "in {later} (sekunde|sekunden|minute|minuten|stunde|stunden)",
+        "in (einer|einer halben) (minute|stunde)",
+    ),
 )

@@ -327,4 +327,8 @@ LEXICON = Lexicon(
     fillers=frozenset(
         {"please", "thanks", "thank", "you", "it", "the", "pin", "code", "is", "my"}
     ),
+    later=(
+        "in {later} (second|seconds|minute|minutes|hour|hours)",
+        "in (a|an|half an) (minute|hour)",
+    ),
 )

@@ -221,4 +221,8 @@ LEXICON = Lexicon(
         ]
     ),
     fillers=frozenset({"por", "favor", "gracias", "el", "código", "es", "pin"}),
+    later=(
+        "(en|dentro de) {later} (segundo|segundos|minuto|minutos|hora|horas)",
+        "(en|dentro de) (un minuto|una hora|media hora)",
+    ),
 )

@@ -293,4 +293,8 @@ LEXICON = Lexicon(
     fillers=frozenset(
         {"s'il", "te", "vous", "plaît", "merci", "le", "est", "code", "pin"}
     ),
+    later=(
+        "dans {later} (seconde|secondes|minute|minutes|heure|heures)",
+        "dans (une minute|une heure|une demi-heure|une demi heure)",
+    ),
 )

@@ -237,4 +237,8 @@ LEXICON = Lexicon(
         ]
     ),
     fillers=frozenset({"per", "favore", "grazie", "il", "codice", "è", "lo", "pin"}),
+    later=(
+        "(tra|fra) {later} (secondo|secondi|minuto|minuti|ora|ore)",
+        "(tra|fra) (un minuto|un'ora|mezz'ora|mezzora)",
+    ),
 )

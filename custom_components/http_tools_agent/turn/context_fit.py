@@ -7,6 +7,11 @@ server's context error), the oldest turns of the history are left out of the
 request: never the system prompt, never the question being answered nor the
 calls and results of its turn. What is left out is logged.
 
+When even the turn alone does not fit (a long result), the next request cuts
+its tool results to what fits and, with results in, offers no tools: the
+model answers from what it read. A third context error ends the turn in the
+agent's own sentence, never the server's error.
+
 Tokens are estimated from characters, calibrated by what the server reports
 (`usage.prompt_tokens`, or the counts in its context error). History is left
 out in steps, down to three quarters of the budget, and the point where it
@@ -21,7 +26,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from openai.types.chat import ChatCompletionMessageParam
+from openai.types.chat import (
+    ChatCompletionMessageParam,
+    ChatCompletionToolMessageParam,
+)
 
 from ..const import LOGGER
 from ..server.client import request_chars
@@ -32,6 +40,10 @@ START_CHARS_PER_TOKEN = 3.0
 # A reported ratio is trusted with this margin.
 SAFETY = 0.9
 LOW_WATER = 0.75
+# A result cut for a context of unknown size keeps this much; none keeps less.
+CUT_UNKNOWN = 1000
+CUT_LEAST = 200
+CUT_NOTE = " [cut: the rest did not fit the model's context]"
 MAX_CONVERSATIONS = 256
 
 
@@ -95,6 +107,36 @@ class ContextWindow:
                 budget,
             )
         return kept(dropped)
+
+    def cut_results(
+        self, messages: list[ChatCompletionMessageParam], budget: int
+    ) -> list[ChatCompletionMessageParam]:
+        """The messages with each tool result cut to its share of what is
+        left of `budget` tokens (0: the size is unknown)."""
+        results = [i for i, m in enumerate(messages) if m["role"] == "tool"]
+        if not results:
+            return messages
+        if budget:
+            others = request_chars([m for m in messages if m["role"] != "tool"], ())
+            room = budget * LOW_WATER * self.chars_per_token - others
+            limit = max(CUT_LEAST, int(room / len(results)))
+        else:
+            limit = CUT_UNKNOWN
+        cut = list(messages)
+        for index in results:
+            message = cut[index]
+            content = message.get("content")
+            if (
+                message["role"] == "tool"
+                and isinstance(content, str)
+                and len(content) > limit
+            ):
+                cut[index] = ChatCompletionToolMessageParam(
+                    role="tool",
+                    tool_call_id=message["tool_call_id"],
+                    content=content[:limit] + CUT_NOTE,
+                )
+        return cut
 
     def _remember(self, conversation_id: str, dropped: int) -> None:
         self._dropped[conversation_id] = dropped

@@ -275,9 +275,18 @@ class TurnLoop:
             try:
                 await self._async_send(reply, request, stream=stream)
             except ContextOverflowError as err:
-                if turn.refitted:
-                    raise  # spoken as the server's error
-                self._learn_context(err, request.chars)
+                if not turn.refitted:
+                    self._learn_context(err, request.chars)
+                elif not turn.trim():
+                    # Fitted and cut, it still does not fit: the agent says
+                    # so, never the server's error.
+                    LOGGER.info(
+                        "The request of %s does not fit the server's context "
+                        "even with its history left out and its results cut",
+                        self.agent_id,
+                    )
+                    turn.end("context_too_long")
+                    return None
                 # Streamed again, as the agent streams: an empty stream was
                 # the overflow's doing (llama-cpp-python fails inside it).
                 stream = turn.options.stream

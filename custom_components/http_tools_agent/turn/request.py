@@ -159,7 +159,8 @@ def build_request(turn: Turn, ask: Ask) -> Request:
         max_tokens=options.max_tokens,
         user=turn.chat_log.conversation_id,
     )
-    if turn.tools:
+    if turn.tools and not (turn.trimmed and turn.gate.seen):
+        # Cut to fit, with results in: the model answers from them.
         params["tools"] = turn.tools
         params["tool_choice"] = tool_choice(turn, ask)
     if turn.structure is not None and (
@@ -222,10 +223,11 @@ def _fit(
     if n_ctx is None and not turn.drop_history:
         return messages
     budget = n_ctx - answer_reserve(n_ctx, turn.options.max_tokens) if n_ctx else 0
-    return context.fit(
+    messages = context.fit(
         turn.chat_log.conversation_id,
         messages,
         turn.tools,
         budget,
         drop_all=turn.drop_history,
     )
+    return context.cut_results(messages, budget) if turn.trimmed else messages

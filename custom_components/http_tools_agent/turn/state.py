@@ -83,10 +83,12 @@ class Turn:
     asked: bool = False
     # Rounds asked so far (the closing request not counted).
     round: int = 0
-    # A context error was met (a second one is not retried) ...
+    # A context error was met: the history was fitted ...
     refitted: bool = False
-    # ... and the server did not say its size: every earlier turn is left out.
+    # ... and the server did not say its size: every earlier turn is left out;
+    # a second error: this turn's results were cut too (`turn/context_fit.py`).
     drop_history: bool = False
+    trimmed: bool = False
     # Why a reply of this turn was asked again (`Ask.RETRY`, once a turn).
     retried: Withheld | None = None
     # Replies of this turn whose call markup could not be read.
@@ -232,6 +234,19 @@ class Turn:
             self.context.calibrate(chars, overflow.prompt_tokens)
         else:
             self.drop_history = True
+
+    def trim(self) -> bool:
+        """A request with the history fitted still did not fit: the next one
+        cuts this turn's long results and, with results in, offers no tools
+        (the model answers from them). False when there is nothing to cut:
+        the turn ends in the agent's sentence."""
+        if self.trimmed or not any(
+            isinstance(content, conversation.ToolResultContent)
+            for content in self.since_question
+        ):
+            return False
+        self.trimmed = self.drop_history = True
+        return True
 
     def end(self, key: str, placeholders: dict[str, str] | None = None) -> None:
         """End the turn with the agent's own words (`turn/say.py`)."""
