@@ -375,7 +375,6 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ours-history-text": {"agent": {"history": "text"}},
     "ours-history-recent": {"agent": {"history": "recent", "history_turns": 1}},
     "ours-history-none": {"agent": {"history": "none"}},
-    "ours-history-brief": {"agent": {"history": "brief"}},
     "ours-nudge-user": {"nudge": "user"},
     "ours-nudge-system": {"nudge": "system"},
     "ours-no-examples": {"agent": {"examples": "none"}},

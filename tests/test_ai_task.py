@@ -509,7 +509,7 @@ async def test_an_entry_stored_without_an_ai_task_gets_one(
 
     await load_integration(hass)
 
-    assert (entry.version, entry.minor_version) == (1, 3)
+    assert (entry.version, entry.minor_version) == (1, 4)
     (task,) = entry.get_subentries_of_type(SUBENTRY_AI_TASK)
     assert task.title == "HTTP Tools AI Task"
     assert task.data[CONF_MODEL] == "first"
@@ -535,7 +535,7 @@ async def test_an_ai_task_the_user_added_is_kept_alone(
 
     await load_integration(hass)
 
-    assert entry.minor_version == 3
+    assert entry.minor_version == 4
     (task,) = entry.get_subentries_of_type(SUBENTRY_AI_TASK)
     assert task.data[CONF_MODEL] == "mine"
     assert task.data[CONF_PROMPT] == "Be brief."

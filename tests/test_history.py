@@ -7,15 +7,20 @@ from typing import Any
 
 from homeassistant.core import HomeAssistant
 import pytest
+from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.http_tools_agent.const import (
+    CONF_BASE_URL,
     CONF_HISTORY,
     CONF_HISTORY_TURNS,
-    CONF_TOOLS,
+    CONF_MODEL,
+    CONF_WARM_UP,
+    DOMAIN,
+    HISTORY_PROFILE,
 )
-from dev.tool_server import DEMO_TOOLS, DemoToolServer
+from dev.demo_setup import agent_subentry, ai_task_subentry
 
-from .kit import converse, load_integration, server_entry
+from .kit import ENTRY_UNIQUE_ID, converse, load_integration, speech
 from .servers import FakeLLMServer, text_stream, tool_calls_stream
 
 
@@ -45,7 +50,7 @@ async def three_turns(hass: HomeAssistant, llm_server: FakeLLMServer) -> None:
     ("agent_options", "sent"),
     [
         (
-            {CONF_HISTORY: "all"},
+            {CONF_HISTORY: "all", CONF_WARM_UP: "off"},
             [
                 "system",
                 "user:Weather in Rome?",
@@ -105,33 +110,38 @@ async def test_earlier_turns_in_the_shape_chosen(
         )
 
 
-async def test_brief_gives_a_follow_up_what_the_last_turn_named(
-    hass: HomeAssistant, llm_server: FakeLLMServer, items: DemoToolServer
+async def test_an_agent_stored_with_the_brief_history_follows_its_profile(
+    hass: HomeAssistant, llm_server: FakeLLMServer
 ) -> None:
-    """ "Make it 3." after "Add bread to the list.": with `brief` the model
-    is sent no earlier turn, but a line with that request and the bread's id,
-    so it can change the item it just added."""
-    entry = server_entry(
-        llm_server.base_url,
-        options={CONF_TOOLS: items.tools(list(DEMO_TOOLS))},
-        agent={CONF_HISTORY: "brief"},
+    """1.3 -> 1.4: `brief` (measured worse than the profile's own history)
+    is gone; an agent stored with it follows its profile, the others keep
+    their choice, and the agent answers."""
+    entry = MockConfigEntry(
+        domain=DOMAIN,
+        title="old",
+        unique_id=ENTRY_UNIQUE_ID,
+        data={CONF_BASE_URL: llm_server.base_url},
+        version=1,
+        minor_version=3,
+        subentries_data=[
+            agent_subentry(
+                ENTRY_UNIQUE_ID, "briefly", {CONF_HISTORY: "brief", CONF_WARM_UP: "off"}
+            ),
+            agent_subentry(
+                ENTRY_UNIQUE_ID, "wholly", {CONF_HISTORY: "all", CONF_WARM_UP: "off"}
+            ),
+            ai_task_subentry(ENTRY_UNIQUE_ID, "task"),
+        ],
     )
     entry.add_to_hass(hass)
-    await load_integration(hass)
-    llm_server.add(
-        tool_calls_stream(("add_item", {"name": "bread", "qty": 1})),
-        text_stream("Added bread."),
-        tool_calls_stream(("update_item", {"id": "4", "qty": 3})),
-        text_stream("Bread is now 3."),
-    )
-    first = await converse(hass, "Add bread to the list.")
-    await converse(hass, "Make it 3.", conversation_id=first.conversation_id)
 
-    follow_up = llm_server.requests[2]["messages"]
-    assert [m["role"] for m in follow_up] == ["system", "user"]
-    assert follow_up[1]["content"] == (
-        "Make it 3.\n"
-        '(The request before this one: "Add bread to the list."; '
-        "its results: bread (id 4).)"
-    )
-    assert items.items["4"]["qty"] == 3
+    await load_integration(hass)
+
+    assert (entry.version, entry.minor_version) == (1, 4)
+    history = {
+        s.data[CONF_MODEL]: s.data[CONF_HISTORY]
+        for s in entry.get_subentries_of_type("conversation")
+    }
+    assert history == {"briefly": HISTORY_PROFILE, "wholly": "all"}
+    llm_server.add(text_stream("Hello!"))
+    assert speech(await converse(hass, "Hi")) == "Hello!"

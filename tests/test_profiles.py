@@ -477,7 +477,7 @@ async def test_agents_stored_before_profiles_get_auto(
 
     await load_integration(hass)
 
-    assert (entry.version, entry.minor_version) == (1, 3)
+    assert (entry.version, entry.minor_version) == (1, 4)
     by_title = {sub.title: sub.data for sub in entry.subentries.values()}
     assert by_title["chains"][CONF_PROFILE] == "auto"
     assert by_title["chains"][CONF_CHAIN_CALLS] == "on"

@@ -15,10 +15,12 @@ from .const import (
     CHAIN_CALLS_PROFILE,
     CONF_BASE_URL,
     CONF_CHAIN_CALLS,
+    CONF_HISTORY,
     CONF_PROFILE,
     CONF_TOOLS_ENABLED,
     DEFAULT_PROFILE,
     DOMAIN,
+    HISTORY_PROFILE,
     LOGGER,
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
@@ -129,6 +131,9 @@ async def async_migrate_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) 
     on its first agent's model, as core's LLM integrations added theirs:
     every entry then has one unless the user removes it, and that removal
     stays (this runs once). One the user added is kept, no second added.
+    1.4: the `brief` history is gone (measured worse than the small
+    profile's own, bench/RESULTS.md P4m): an agent that had it follows its
+    profile.
     """
     if entry.version > 1:
         return False  # stored by a newer version of the integration
@@ -157,6 +162,16 @@ async def async_migrate_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) 
             hass.config_entries.async_add_subentry(entry, task)
         hass.config_entries.async_update_entry(entry, minor_version=3)
         LOGGER.debug("Migrated %s to version 1.3 (an AI task)", entry.title)
+    if entry.minor_version < 4:
+        for subentry in entry.subentries.values():
+            if subentry.data.get(CONF_HISTORY) == "brief":
+                hass.config_entries.async_update_subentry(
+                    entry,
+                    subentry,
+                    data={**subentry.data, CONF_HISTORY: HISTORY_PROFILE},
+                )
+        hass.config_entries.async_update_entry(entry, minor_version=4)
+        LOGGER.debug("Migrated %s to version 1.4 (no brief history)", entry.title)
     return True
 
 

@@ -98,7 +98,7 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
     """Add an OpenAI-compatible server."""
 
     VERSION = 1
-    MINOR_VERSION = 3
+    MINOR_VERSION = 4
 
     def __init__(self) -> None:
         """Start the flow."""

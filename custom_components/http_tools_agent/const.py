@@ -86,7 +86,7 @@ EXAMPLES_CUSTOM: Final = "custom"
 EXAMPLES_CHOICES: Final = (EXAMPLES_NONE, EXAMPLES_GENERATED, EXAMPLES_CUSTOM)
 DEFAULT_EXAMPLES: Final = EXAMPLES_NONE
 HISTORY_PROFILE: Final = "profile"
-HISTORY_CHOICES: Final = (HISTORY_PROFILE, "all", "text", "recent", "none", "brief")
+HISTORY_CHOICES: Final = (HISTORY_PROFILE, "all", "text", "recent", "none")
 DEFAULT_HISTORY_TURNS: Final = 3
 # `auto`: for servers on this machine or the local network, never a hosted API.
 WARM_UP_CHOICES: Final = ("auto", "on", "off")

@@ -8,10 +8,7 @@ what each does to the follow-up turns):
 - `text`: earlier turns as the user's words and the answers only, without
   their calls and results (a small model copies the shape of what it sees);
 - `recent`: the last `history_turns` turns, whole;
-- `none`: only the question being answered;
-- `brief`: the question, with a line of what the last turn was: its
-  request, and the names and ids its results held ("Make it 3." after
-  "Add bread to the list." needs the bread's id, not the whole turn).
+- `none`: only the question being answered.
 
 `profile` (the default) is `all` for a capable model and the measured best
 for a small one (`small/rules.py`, `HISTORY`). The system prompt and the turn being
@@ -21,17 +18,9 @@ answers too).
 
 from __future__ import annotations
 
-from collections.abc import Iterator, Sequence
-import json
-from typing import Any
+from collections.abc import Sequence
 
-from openai.types.chat import (
-    ChatCompletionMessageParam,
-    ChatCompletionUserMessageParam,
-)
-
-# At most this many names with ids in a brief: a list's first items.
-BRIEF_ITEMS = 8
+from openai.types.chat import ChatCompletionMessageParam
 
 
 def shape_history(
@@ -57,11 +46,7 @@ def shape_history(
         for start, end in zip(starts, [*starts[1:], starts[-1]], strict=True)
         if start < starts[-1]
     ]
-    if mode == "brief":
-        if line := _brief(earlier[-1]):
-            current[0] = _with_line(current[0], line)
-        earlier = []
-    elif mode == "none":
+    if mode == "none":
         earlier = []
     elif mode == "recent":
         earlier = earlier[-turns:] if turns > 0 else []
@@ -84,54 +69,3 @@ def _words_only(
         and str(m.get("content")).strip()
     ]
     return [question, answers[-1]] if answers else []
-
-
-def _brief(turn: list[ChatCompletionMessageParam]) -> str:
-    """The last turn in a line: its request and what its results named."""
-    question = turn[0].get("content")
-    if not isinstance(question, str) or not question.strip():
-        return ""
-    named: dict[str, str] = {}
-    for message in turn[1:]:
-        content = message.get("content")
-        if message["role"] != "tool" or not isinstance(content, str):
-            continue
-        try:
-            data = json.loads(content)
-        except ValueError:
-            continue
-        for name, id_ in _named_ids(data):
-            named.setdefault(name, id_)
-    line = f'(The request before this one: "{question.strip()}"'
-    if named:
-        items = list(named.items())[:BRIEF_ITEMS]
-        line += "; its results: " + ", ".join(f"{n} (id {i})" for n, i in items)
-    return line + ".)"
-
-
-_NAME_KEYS = ("name", "title", "item", "label", "summary")
-
-
-def _named_ids(data: Any) -> Iterator[tuple[str, str]]:
-    """(name, id) of every object in `data` that has both."""
-    if isinstance(data, list):
-        for value in data:
-            yield from _named_ids(value)
-    elif isinstance(data, dict):
-        id_ = data.get("id")
-        name = next((data[k] for k in _NAME_KEYS if isinstance(data.get(k), str)), None)
-        if name and isinstance(id_, (str, int)) and not isinstance(id_, bool):
-            yield name, str(id_)
-        for value in data.values():
-            if isinstance(value, (list, dict)):
-                yield from _named_ids(value)
-
-
-def _with_line(
-    message: ChatCompletionMessageParam, line: str
-) -> ChatCompletionMessageParam:
-    """The user's message with `line` after its text."""
-    content = message.get("content")
-    if message["role"] != "user" or not isinstance(content, str):
-        return message
-    return ChatCompletionUserMessageParam(role="user", content=f"{content}\n{line}")
