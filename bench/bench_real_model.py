@@ -382,7 +382,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
 
 
 @contextmanager
-def small_rules(changes: dict[str, bool] | None) -> Iterator[None]:
+def small_rules(changes: dict[str, Any] | None) -> Iterator[None]:
     """The small profile with some of its rules switched (`rules.Rules`)."""
     if not changes:
         yield

@@ -37,7 +37,7 @@ from custom_components.http_tools_agent.const import (
     CONF_WARM_UP,
     SUBENTRY_CONVERSATION,
 )
-from custom_components.http_tools_agent.small.rules import HISTORY as SMALL_HISTORY
+from custom_components.http_tools_agent.small.rules import SMALL_RULES
 
 from .integration_files import COMPONENT
 from .kit import API_ID
@@ -153,7 +153,7 @@ def test_the_form_help_says_what_each_profile_gets() -> None:
     strings = json.loads((COMPONENT / "strings.json").read_text(encoding="utf-8"))
     step = strings["config_subentries"]["conversation"]["step"]["user"]
     history = step["sections"]["advanced"]["data_description"]["history"]
-    assert SMALL_HISTORY == "none"
+    assert SMALL_RULES.history == "none"
     assert "none for a small one" in history
     assert "recit" not in step["data_description"]["profile"]
 

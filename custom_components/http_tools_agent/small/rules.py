@@ -8,8 +8,8 @@ small model (below 2 B parameters, `server/profiles.py`) does things a
 model that plans does not; each rule below guards against one of them,
 measured with Qwen2.5-Coder-0.5B on llama-cpp-python (bench/RESULTS.md: P4
 on the tuning and the held-out requests, and what each rule costs a model
-that is right, P9). `rules_for` gives a turn its rules; `HISTORY` is what a
-small model is sent of earlier turns. The rules' steps live in
+that is right, P9). `rules_for` gives a turn its rules, among them what the
+model is sent of earlier turns (`history`). The rules' steps live in
 `small/guards.py` (the gate's guards) and `small/answer.py` (the request
 for the answer).
 """
@@ -81,6 +81,14 @@ class Rules:
     # answers itself; it gets the sentence only as the read-out when it
     # leaves the results unsaid (`turn/read_out.py`).
     tool_speech: bool = False
+    # What the model is sent of earlier turns when its agent leaves it to
+    # the profile (`turn/history.py`): bench/RESULTS.md, P4m, with
+    # Qwen2.5-Coder-0.5B: with no earlier turn the follow-ups made the right
+    # requests 14/18 and 12/17 times (tuning / held-out conversations), with
+    # all of them 10/18 and 5/17, and 0 and 2 answers were made up against
+    # 3 and 7. The model copies what it sees; it guesses the rest from the
+    # words.
+    history: str = "all"
 
 
 PLAIN = Rules()
@@ -94,16 +102,8 @@ SMALL_RULES = Rules(
     invented_filters=True,
     reads_first=True,
     tool_speech=True,
+    history="none",
 )
-
-
-# What a small model is sent of earlier turns when its agent leaves it to
-# the profile (`turn/history.py`): bench/RESULTS.md, P4m, with
-# Qwen2.5-Coder-0.5B: with no earlier turn the follow-ups made the right
-# requests 14/18 and 12/17 times (tuning / held-out conversations), with all
-# of them 10/18 and 5/17, and 0 and 2 answers were made up against 3 and 7.
-# The model copies what it sees; it guesses the rest from the words.
-HISTORY = "none"
 
 
 def rules_for(options: AgentOptions, profile: ProfileChoice) -> Rules:

@@ -11,7 +11,7 @@ what each does to the follow-up turns):
 - `none`: only the question being answered.
 
 `profile` (the default) is `all` for a capable model and the measured best
-for a small one (`small/rules.py`, `HISTORY`). The system prompt and the turn being
+for a small one (`small/rules.py`, `Rules.history`). The system prompt and the turn being
 answered are always sent whole (for a yes to a held call, the request it
 answers too).
 """

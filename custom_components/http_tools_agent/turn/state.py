@@ -25,7 +25,7 @@ from ..server.info import ServerInfo
 from ..server.profiles import Evidence, Profile, ProfileChoice
 from ..server.thinking import OpenThinking
 from ..small.answer import MoreOf, texts_of
-from ..small.rules import HISTORY as SMALL_HISTORY, PLAIN, Rules
+from ..small.rules import PLAIN, Rules
 from .calls import Asked, CallGate, trusted_ids
 from .changes import Actions, turn_actions
 from .checks import sentence_check
@@ -157,7 +157,7 @@ class Turn:
         """What the model is sent of earlier turns (`turn/history.py`)."""
         if self.options.history != HISTORY_PROFILE:
             return self.options.history
-        return SMALL_HISTORY if self.profile.small else "all"
+        return self.rules.history
 
     @property
     def read_out_words(self) -> ReadOutWords:
