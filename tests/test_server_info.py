@@ -79,6 +79,8 @@ async def test_llama_server_props(
                 tools=True,
                 parallel_tool_calls=True,
                 parameters=630167424,
+                # `modalities.vision`: started without `--mmproj`.
+                vision=False,
             )
         },
     )
@@ -92,6 +94,7 @@ async def test_llama_server_props(
                 "parallel_tool_calls": True,
                 "thinking": None,
                 "parameters": 630167424,
+                "vision": False,
             }
         },
     }
@@ -234,6 +237,7 @@ async def test_ollama_models_are_asked_one_by_one(
                 "parallel_tool_calls": None,
                 "thinking": True,
                 "parameters": 751632384,
+                "vision": False,
             }
         },
     }
