@@ -16,10 +16,17 @@ from homeassistant.helpers.json import json_bytes
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
-from custom_components.http_tools_agent.const import CONF_VISION
+from custom_components.http_tools_agent.const import CONF_MODEL, CONF_VISION
 
 from .kit import converse, load_integration, speech
-from .servers import FakeLLMServer, Reply, server_check, text_stream, tool_calls_stream
+from .servers import (
+    FakeLLMServer,
+    Reply,
+    documented,
+    server_check,
+    text_stream,
+    tool_calls_stream,
+)
 from .service_cases import SERVICES, ServiceServer, load_cases, load_tools, serve
 
 SNAPSHOT = (SERVICES / "home_assistant" / "snapshot.jpg").read_bytes()
@@ -219,3 +226,32 @@ async def test_a_server_that_reports_vision_gets_the_picture(
         if sees
         else []
     )
+
+
+def _ollama_show(capabilities: list[str]) -> Reply:
+    """Ollama's documented `/api/show` with the model's capabilities as given
+    (`vision` for gemma3:4b, llava, qwen2.5vl)."""
+    reply = documented("ollama__show_gemma3")
+    show = json.loads(reply.body)
+    show["capabilities"] = capabilities
+    return Reply(body=json.dumps(show).encode(), content_type=reply.content_type)
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_MODEL: "gemma3:4b"}])
+async def test_an_ollama_model_with_vision_gets_the_picture(
+    hass: HomeAssistant, llm_server: FakeLLMServer, config_entry: MockConfigEntry
+) -> None:
+    llm_server.models_reply = documented("ollama__models")
+    llm_server.pages["GET /api/version"] = documented("ollama__version")
+    llm_server.pages["POST /api/show gemma3:4b"] = _ollama_show(
+        ["completion", "vision"]
+    )
+    await load_integration(hass)
+    _ask_then_answer(llm_server, "front_door_snapshot")
+
+    assert speech(await converse(hass, QUESTION)) == ANSWER
+
+    assert config_entry.runtime_data.server_info.kind == "ollama"
+    assert _images(llm_server.requests[1]) == [
+        "data:image/jpeg;base64," + base64.b64encode(SNAPSHOT).decode()
+    ]
