@@ -8,17 +8,20 @@ from __future__ import annotations
 
 import base64
 from collections.abc import AsyncGenerator
+import io
 import json
 from typing import Any
 
 from homeassistant.core import HomeAssistant
 from homeassistant.helpers.json import json_bytes
+from PIL import Image
 import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.http_tools_agent.const import CONF_MODEL, CONF_VISION
 
 from .kit import converse, load_integration, speech
+from .markdown import DOCS, blocks
 from .servers import (
     FakeLLMServer,
     Reply,
@@ -50,12 +53,28 @@ async def camera(socket_enabled: None) -> AsyncGenerator[ServiceServer]:
         yield server
 
 
-@pytest.fixture
-def tools(camera: ServiceServer) -> list[dict[str, Any]]:
-    """The front door tool as docs/services.md offers it, and the garage's."""
-    (front_door,) = (
+def docs_tool() -> dict[str, Any]:
+    """The front door tool as docs/services.md shows it."""
+    tool: dict[str, Any] = next(
+        json.loads(block.text)
+        for block in blocks(DOCS / "services.md")
+        if block.info == "json" and '"front_door_snapshot"' in block.text
+    )
+    return tool
+
+
+def test_the_docs_show_the_service_case_tool() -> None:
+    """The page's example is the tool the service case runs."""
+    (case_tool,) = (
         t for t in load_tools("home_assistant") if t["name"] == "front_door_snapshot"
     )
+    assert docs_tool() == case_tool
+
+
+@pytest.fixture
+def tools(camera: ServiceServer) -> list[dict[str, Any]]:
+    """The front door tool of docs/services.md, and a garage camera's."""
+    front_door = docs_tool()
     front_door["url"] = front_door["url"].replace(
         "http://homeassistant.local:8123", camera.url
     )
@@ -131,6 +150,10 @@ async def test_the_snapshot_goes_to_a_model_that_sees(
         ],
     }
     assert _images(llm_server.requests[0]) == []
+    # What a server decodes is the camera's picture.
+    url = after["messages"][-1]["content"][1]["image_url"]["url"]
+    decoded = Image.open(io.BytesIO(base64.b64decode(url.split(",", 1)[1])))
+    assert (decoded.format, decoded.size) == ("JPEG", (640, 480))
     # What the chat log shows (the debug view, pipeline events) names the
     # picture, and is JSON: the bytes stay out of it.
     (shown,) = [c for c in chat_contents if c["role"] == "tool_result"]

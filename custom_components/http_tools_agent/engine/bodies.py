@@ -67,8 +67,8 @@ _NDJSON_TYPES = frozenset(
     }
 )
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
-# Images every server that reads images decodes: llama.cpp's `stb_image`
-# reads no WebP, so only these two go to a model as pictures.
+# Images every server that reads images decodes (llama.cpp's `stb_image`
+# reads no WebP, OpenAI no animated GIF): only these go to a model as pictures.
 PICTURE_TYPES = frozenset({"image/jpeg", "image/png"})
 # A file's first bytes, for a body whose type says nothing.
 _MAGIC = (
