@@ -19,6 +19,7 @@ import pytest
 from pytest_homeassistant_custom_component.common import MockConfigEntry
 
 from custom_components.http_tools_agent.const import CONF_MODEL, CONF_VISION
+from custom_components.http_tools_agent.server.client import request_chars
 
 from .kit import converse, load_integration, speech
 from .markdown import DOCS, blocks
@@ -278,3 +279,16 @@ async def test_an_ollama_model_with_vision_gets_the_picture(
     assert _images(llm_server.requests[1]) == [
         "data:image/jpeg;base64," + base64.b64encode(SNAPSHOT).decode()
     ]
+
+
+def test_a_picture_is_no_words_to_the_context_fit() -> None:
+    """The history that fits the context is reckoned from the words: the
+    snapshot's 80,000 characters of base64 would leave every earlier turn
+    out of the next request."""
+    text = {"type": "text", "text": "The image the tool front_door_snapshot returned:"}
+    url = "data:image/jpeg;base64," + base64.b64encode(SNAPSHOT).decode()
+    image = {"type": "image_url", "image_url": {"url": url}}
+    with_picture = [{"role": "user", "content": [text, image]}]
+    words_only = [{"role": "user", "content": [text]}]
+
+    assert request_chars(with_picture, []) == request_chars(words_only, []) < 200

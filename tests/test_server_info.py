@@ -255,7 +255,7 @@ async def test_ollama_models_are_asked_one_by_one(
     assert issue.translation_placeholders is not None
     assert issue.translation_placeholders["models"] == "gemma3:1b"
     assert entry.runtime_data.server_info.model("gemma3:1b") == ModelCaps(
-        context=4096, tools=False, thinking=False, parameters=999890000
+        context=4096, tools=False, thinking=False, parameters=999890000, vision=False
     )
     assert "POST /api/show gemma3:1b" in llm_server.page_requests
 
