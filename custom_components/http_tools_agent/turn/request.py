@@ -153,7 +153,8 @@ def build_request(turn: Turn, ask: Ask) -> Request:
     if ask is Ask.RETRY and turn.retried is not None:
         messages[-1] = _with_instruction(messages[-1], RETRY_NUDGES[turn.retried])
     messages = _fit(turn, messages)
-    # After the fit, which would count an image's base64 as words.
+    # Last: the nudges stay on the last result, and the fit never leaves
+    # the pictures out.
     pictures = fresh_pictures(turn.chat_log.content) if turn.pictures else []
     if pictures:
         messages.append(pictures_message(pictures))
