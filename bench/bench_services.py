@@ -12,6 +12,9 @@ the model read before this round's shaping (the body as text, cut at the
 composite tool, the last request's answer, the one a single tool could
 have read) and whether the word a user needs was in it; the characters it
 reads now and whether the word is there; the features the tool uses.
+Then the answers a model that reads images is given as a picture
+(`pictures=True`, as for an agent whose *Send images to the model* is
+on): the description it reads either way and the data URL's length.
 """
 
 from __future__ import annotations
@@ -51,6 +54,7 @@ async def main() -> None:
     server = ServiceServer()
     await server.start()
     rows: list[str] = []
+    pictures: list[str] = []
     totals = [0, 0, 0, 0]
     try:
         async with aiohttp.ClientSession() as session:
@@ -78,6 +82,19 @@ async def main() -> None:
                     f"{_yes(old_found)} | {len(result.text):,} | {_yes(new_found)} | "
                     f"{result.speech or '-'} |"
                 )
+                seen = await run_tool(
+                    session,
+                    definition,
+                    case.arguments,
+                    secrets=case.secrets,
+                    pictures=True,
+                )
+                if seen.picture is not None:
+                    pictures.append(
+                        f"| {case.service} | {case.operation} | `{seen.text}` | "
+                        f"{seen.picture.media_type} | {len(seen.picture.data):,} | "
+                        f"{len(seen.picture.data_url()):,} |"
+                    )
     finally:
         await server.stop()
     print(
@@ -90,6 +107,11 @@ async def main() -> None:
         f"| **all {len(rows)}** | | {totals[0]:,} | {totals[2]}/{len(rows)} | "
         f"{totals[1]:,} | {totals[3]}/{len(rows)} | |"
     )
+    print(
+        "\n| service | operation | the model reads | picture | bytes | data URL chars |"
+    )
+    print("|---|---|---|---|---:|---:|")
+    print("\n".join(pictures))
 
 
 if __name__ == "__main__":

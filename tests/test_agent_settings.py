@@ -34,6 +34,7 @@ from custom_components.http_tools_agent.const import (
     CONF_TEMPERATURE,
     CONF_THINKING,
     CONF_TOOL_CHOICE,
+    CONF_VISION,
     CONF_WARM_UP,
     SUBENTRY_CONVERSATION,
 )
@@ -52,6 +53,7 @@ BASIC = {
     CONF_STREAM: True,
     CONF_PROFILE: "small",
     CONF_CONFIRM_INTENTS: True,
+    CONF_VISION: "on",
 }
 ADVANCED = {
     CONF_THINKING: "off",

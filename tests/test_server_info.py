@@ -79,6 +79,8 @@ async def test_llama_server_props(
                 tools=True,
                 parallel_tool_calls=True,
                 parameters=630167424,
+                # `modalities.vision`: started without `--mmproj`.
+                vision=False,
             )
         },
     )
@@ -92,6 +94,7 @@ async def test_llama_server_props(
                 "parallel_tool_calls": True,
                 "thinking": None,
                 "parameters": 630167424,
+                "vision": False,
             }
         },
     }
@@ -234,6 +237,7 @@ async def test_ollama_models_are_asked_one_by_one(
                 "parallel_tool_calls": None,
                 "thinking": True,
                 "parameters": 751632384,
+                "vision": False,
             }
         },
     }
@@ -251,7 +255,7 @@ async def test_ollama_models_are_asked_one_by_one(
     assert issue.translation_placeholders is not None
     assert issue.translation_placeholders["models"] == "gemma3:1b"
     assert entry.runtime_data.server_info.model("gemma3:1b") == ModelCaps(
-        context=4096, tools=False, thinking=False, parameters=999890000
+        context=4096, tools=False, thinking=False, parameters=999890000, vision=False
     )
     assert "POST /api/show gemma3:1b" in llm_server.page_requests
 

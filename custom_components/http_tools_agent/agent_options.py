@@ -30,6 +30,7 @@ from .const import (
     CONF_TEMPERATURE,
     CONF_THINKING,
     CONF_TOOL_CHOICE,
+    CONF_VISION,
     CONF_WARM_UP,
     DEFAULT_MODEL,
 )
@@ -140,6 +141,10 @@ class AgentOptions:
     # Ask before Assist unlocks, opens a garage door or gate, or touches an
     # alarm panel (`turn/sensitive.py`).
     confirm_intents: bool = False
+    # Whether a tool's image goes to the model as a picture: `auto` (when
+    # the server says the model reads images), `on` or `off`
+    # (`server/info.py` `reads_images`).
+    vision: str = SETTINGS[CONF_VISION].default
 
     @classmethod
     def from_subentry(cls, data: Mapping[str, Any]) -> AgentOptions:
@@ -163,4 +168,5 @@ class AgentOptions:
             history_turns=values[CONF_HISTORY_TURNS],
             warm_up=values[CONF_WARM_UP],
             confirm_intents=values[CONF_CONFIRM_INTENTS],
+            vision=values[CONF_VISION],
         )

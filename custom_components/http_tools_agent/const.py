@@ -69,6 +69,9 @@ CONF_WARM_UP: Final = "warm_up"
 # Ask before Assist's intents unlock, open a garage door or gate, or touch
 # an alarm panel (`turn/sensitive.py`).
 CONF_CONFIRM_INTENTS: Final = "confirm_intents"
+# Whether an image a tool answers goes to the model as a picture
+# (`turn/pictures.py`).
+CONF_VISION: Final = "vision"
 
 TOOL_CHOICES: Final = ("auto", "required", "none")
 THINKING_CHOICES: Final = ("auto", "off", "on")
@@ -91,6 +94,9 @@ DEFAULT_HISTORY_TURNS: Final = 3
 # `auto`: for servers on this machine or the local network, never a hosted API.
 WARM_UP_CHOICES: Final = ("auto", "on", "off")
 DEFAULT_WARM_UP: Final = "auto"
+# `auto`: when the server reports that the model reads images.
+VISION_CHOICES: Final = ("auto", "on", "off")
+DEFAULT_VISION: Final = "auto"
 DEFAULT_TOOL_CHOICE: Final = "auto"
 DEFAULT_TEMPERATURE: Final = 0.7
 DEFAULT_MAX_TOKENS: Final = 1024

@@ -37,6 +37,7 @@ from .lexicon import guess_language
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
 from .sentences import async_run_sentence
 from .server.errors import ServerAuthError, ServerUnavailableError
+from .server.info import reads_images
 from .server.profiles import ProfileChoice, choose_profile
 from .server.thinking import OpenThinking
 from .small.rules import rules_for
@@ -124,10 +125,22 @@ class HttpToolsAgentEntity(Entity):
             )
         )
 
+    def reads_images(self, options: AgentOptions | None = None) -> bool:
+        """Whether a tool's image goes to this agent's model as a picture."""
+        options = options or AgentOptions.from_subentry(self.subentry.data)
+        caps = self.entry.runtime_data.server_info.model(options.model)
+        return reads_images(options.vision, caps)
+
     def agent_scope(self) -> AgentScope:
-        """This agent and the entry's tools it offers (for the HTTP tools API)."""
+        """This agent, the entry's tools it offers (for the HTTP tools API)
+        and whether its model is given the images they answer."""
         names = self.subentry.data.get(CONF_AGENT_TOOLS) or ()
-        return AgentScope(self.entity_id, self.entry.entry_id, frozenset(names))
+        return AgentScope(
+            self.entity_id,
+            self.entry.entry_id,
+            frozenset(names),
+            pictures=self.reads_images(),
+        )
 
     def turn(
         self,
@@ -168,6 +181,7 @@ class HttpToolsAgentEntity(Entity):
             device_id=device_id,
             confirmed_request=confirmed_request,
             sensitive=sensitive_intents(self.hass) if options.confirm_intents else None,
+            pictures=self.reads_images(options),
         )
 
     def _places(self) -> frozenset[str]:

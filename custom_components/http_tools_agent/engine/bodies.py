@@ -3,14 +3,17 @@
 By content type: JSON compacted (indentation wastes the model's budget);
 text as it is; HTML as its text (tags, scripts and styles removed); binary
 (images, audio, video, PDF, archives, or bytes that are no text) never as
-characters but described: ``image/jpeg, 48 KB``. A body without a useful
-type is sniffed (JSON, HTML, a file's magic bytes). What a tool's shape
+characters but described: ``image/jpeg, 48 KB``; a JPEG or PNG whose bytes
+were kept whole (for a model that reads images) is a :class:`Picture` beside
+its description. A body without a useful type is sniffed (JSON, HTML, a
+file's magic bytes). What a tool's shape
 then picks of a JSON body is in :mod:`.shapes`. The rules are in
 ``docs/tool-format.md`` ("What the model receives").
 """
 
 from __future__ import annotations
 
+import base64
 import codecs
 from collections.abc import Callable
 from dataclasses import dataclass
@@ -64,6 +67,9 @@ _NDJSON_TYPES = frozenset(
     }
 )
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
+# Images every server that reads images decodes (llama.cpp's `stb_image`
+# reads no WebP, OpenAI no animated GIF): only these go to a model as pictures.
+PICTURE_TYPES = frozenset({"image/jpeg", "image/png"})
 # A file's first bytes, for a body whose type says nothing.
 _MAGIC = (
     (b"\xff\xd8\xff", "image/jpeg"),
@@ -93,6 +99,11 @@ def is_json_type(kind: str) -> bool:
 def is_binary_type(kind: str) -> bool:
     """A type whose bodies are never text."""
     return kind.startswith(_BINARY_PREFIXES) or kind in _BINARY_TYPES
+
+
+def is_untyped(kind: str) -> bool:
+    """A type that says nothing of the bytes (they are sniffed)."""
+    return kind in _UNTYPED
 
 
 def read_whole(kind: str) -> bool:
@@ -263,6 +274,47 @@ def _looks_binary(text: str) -> bool:
     return controls > len(sample) / 10 or invalid > len(sample) * 3 / 10
 
 
+class Picture:
+    """An image answer's bytes, whole, for a model that reads images.
+
+    Not a dataclass: Home Assistant's chat log turns a tool result into a
+    dict with `dataclasses.asdict` for its events and traces, which would
+    copy the bytes into JSON; `as_dict` says what it is instead, and so
+    does `repr` (logs).
+    """
+
+    __slots__ = ("data", "media_type")
+
+    def __init__(self, media_type: str, data: bytes) -> None:
+        """An image of `media_type` (`image/jpeg`)."""
+        self.media_type = media_type
+        self.data = data
+
+    def data_url(self) -> str:
+        """``data:image/jpeg;base64,…``: the form chat requests carry."""
+        return f"data:{self.media_type};base64,{base64.b64encode(self.data).decode()}"
+
+    def as_dict(self) -> dict[str, Any]:
+        """What events and traces show: the type and size, not the bytes."""
+        return {"media_type": self.media_type, "size": len(self.data)}
+
+    def __repr__(self) -> str:
+        """The type and size."""
+        return f"Picture({self.media_type}, {size_words(len(self.data))})"
+
+    def __eq__(self, other: object) -> bool:
+        """The same type and bytes."""
+        return (
+            isinstance(other, Picture)
+            and other.media_type == self.media_type
+            and other.data == self.data
+        )
+
+    def __hash__(self) -> int:
+        """By type and bytes."""
+        return hash((self.media_type, self.data))
+
+
 @dataclass(frozen=True, slots=True)
 class Body:
     """A response's body as read: what the model reads without a shape
@@ -272,6 +324,8 @@ class Body:
     text: str
     value: Any
     media_type: str
+    # A JPEG or PNG read whole (only when its bytes were kept).
+    picture: Picture | None = None
 
 
 def _no_secret(text: str) -> str:
@@ -287,20 +341,37 @@ def read_body(
     counted: int | None = None,
     length: int | None = None,
     hide: Callable[[str], str] = _no_secret,
+    pictures: bool = False,
 ) -> Body:
     """Turn the bytes of a body into what the model reads.
 
     ``complete``: every byte was read (else the byte cap cut it); ``counted``:
     the bytes read when a binary body was only counted (``data`` holds its
     start); ``length``: the declared Content-Length; ``hide`` removes secrets
-    from the text before it is parsed.
+    from the text before it is parsed; ``pictures``: a JPEG or PNG read
+    whole is kept as a :class:`Picture`.
     """
     kind = media_type(content_type)
 
     def binary(kind: str) -> Body:
         size = length if length is not None else (counted or len(data))
         more = length is None and not complete
-        return Body(BodyKind.BINARY, describe_binary(kind, size, more), MISSING, kind)
+        # Whole, and the bytes are what the type says (a server refuses
+        # the request over an image it cannot decode).
+        whole = (
+            pictures
+            and complete
+            and kind in PICTURE_TYPES
+            and len(data) == size
+            and _sniffed(data) == kind
+        )
+        return Body(
+            BodyKind.BINARY,
+            describe_binary(kind, size, more),
+            MISSING,
+            kind,
+            Picture(kind, data) if whole else None,
+        )
 
     if is_binary_type(kind):
         return binary(kind)

@@ -241,6 +241,7 @@ async def send_step(
         counted=response.counted,
         length=response.length,
         hide=lambda text: hide(text, hidden),
+        pictures=call.limits.pictures,
     )
     status = response.status
     if (

@@ -35,7 +35,7 @@ from typing import Any
 
 import aiohttp
 
-from .bodies import Body, BodyKind, size_words
+from .bodies import Body, BodyKind, Picture, size_words
 from .call_steps import Call, Outcome, StepFailure, hide, run_steps
 from .definitions import ToolDefinition
 from .fields import http_method
@@ -82,6 +82,9 @@ class ToolRunResult:
     # How many requests were sent again after a busy answer (429, 503) or a
     # dropped connection (`engine/retries.py`).
     retries: int = 0
+    # The answer's image, whole (JPEG or PNG, within the byte cap), when
+    # the run was asked to keep pictures: `text` still describes it.
+    picture: Picture | None = None
 
 
 def truncate(text: str, max_chars: int) -> tuple[str, bool]:
@@ -175,6 +178,7 @@ async def run_tool(
     time_zone: str | None = None,
     sessions: SessionStore | None = None,
     retry_delays: tuple[float, ...] = RETRY_DELAYS,
+    pictures: bool = False,
 ) -> ToolRunResult:
     """Run ``definition`` with ``arguments``; every failure becomes text.
 
@@ -185,7 +189,9 @@ async def run_tool(
     (default UTC); ``sessions`` keeps the tool's login for the calls after
     this one (None: a login step runs on every call); ``retry_delays`` are
     the pauses before each new try of a request that may be repeated (its
-    count is how many new tries at most).
+    count is how many new tries at most); ``pictures``: a JPEG or PNG answer
+    read whole (at most ``max_bytes``) comes back as the result's
+    ``picture`` too, for a model that reads images.
     """
     started = time.monotonic()
     shape = definition.response
@@ -208,6 +214,7 @@ async def run_tool(
         max(int(max_bytes), 0),
         shaped=shape is not None or bool(definition.steps),
         overflow=overflow,
+        pictures=pictures,
     )
     call = Call(
         session,
@@ -234,6 +241,7 @@ async def run_tool(
         speech: str | None = None,
         content_type: str | None = None,
         step: str | None = None,
+        picture: Picture | None = None,
     ) -> ToolRunResult:
         hidden = tuple(call.secrets)
         text = hide(text, hidden)
@@ -255,6 +263,7 @@ async def run_tool(
             content_type=content_type,
             step=step,
             retries=call.retries,
+            picture=picture,
         )
 
     steps = definition.requests
@@ -312,4 +321,5 @@ async def run_tool(
         capped=whole and response.capped and body.kind is not BodyKind.BINARY,
         speech=speech,
         content_type=body.media_type or None,
+        picture=body.picture if whole else None,
     )

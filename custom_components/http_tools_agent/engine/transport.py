@@ -18,7 +18,14 @@ from multidict import CIMultiDict, CIMultiDictProxy
 from yarl import URL
 
 from .auth import auth_headers, request_options
-from .bodies import is_binary_type, is_json_type, media_type, read_whole
+from .bodies import (
+    PICTURE_TYPES,
+    is_binary_type,
+    is_json_type,
+    is_untyped,
+    media_type,
+    read_whole,
+)
 from .requests import PreparedRequest
 
 MAX_REDIRECTS = 5
@@ -80,12 +87,18 @@ class Limits:
     # A 2xx JSON answer over `whole` goes on streaming into this (given the
     # charset) instead of being cut.
     overflow: Callable[[str | None], Overflow] | None = None
+    # A JPEG or PNG is kept (up to `whole`) for a model that reads images.
+    pictures: bool = False
 
     def plan(self, content_type: str | None) -> tuple[int, bool]:
         """(bytes to read, whether to keep them) for a body of that type."""
         kind = media_type(content_type)
         if is_binary_type(kind):
-            return self.whole, False
+            return self.whole, self.pictures and kind in PICTURE_TYPES
+        if self.pictures and is_untyped(kind):
+            # Frigate's `latest.jpg` comes untyped: read whole, it may be
+            # a picture once sniffed.
+            return self.whole, True
         if self.shaped or read_whole(kind):
             return self.whole, True
         return self.text, True

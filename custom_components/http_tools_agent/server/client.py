@@ -28,8 +28,18 @@ _AFTER_DONE_TIMEOUT = 1.0
 
 
 def request_chars(messages: Iterable[Any], tools: Iterable[Any]) -> int:
-    """The size of what the model reads, in characters."""
-    return len(json.dumps([list(messages), list(tools)], ensure_ascii=False))
+    """The size of what the model reads as words, in characters (an image's
+    base64 is no words: the server reads it as an image)."""
+    words = [_without_images(message) for message in messages]
+    return len(json.dumps([words, list(tools)], ensure_ascii=False))
+
+
+def _without_images(message: Any) -> Any:
+    content = message.get("content") if isinstance(message, Mapping) else None
+    if not isinstance(content, list):
+        return message
+    parts = [p for p in content if not (isinstance(p, Mapping) and "image_url" in p)]
+    return {**message, "content": parts}
 
 
 @dataclass(slots=True)
@@ -38,6 +48,9 @@ class Request:
 
     params: CompletionCreateParamsBase
     extra_body: dict[str, Any]
+    # Images it carries: the server counts their tokens its own way, so such
+    # a request does not calibrate the token estimate.
+    images: int = 0
 
     @property
     def chars(self) -> int:

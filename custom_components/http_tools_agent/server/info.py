@@ -6,10 +6,11 @@ says nothing is simply `unknown`:
 - llama.cpp's `llama-server`: `GET /props` (next to `/v1`):
   `chat_template_caps.supports_tools` and `supports_parallel_tool_calls`
   (false when it runs without `--jinja` or with a template that has no
-  tools), `default_generation_settings.n_ctx`; its model list's
+  tools), `default_generation_settings.n_ctx`, `modalities.vision` (true
+  when it runs with a `--mmproj` projector); its model list's
   `meta.n_params`;
 - Ollama: `GET /api/version` answers; `POST /api/show` for each model an agent
-  uses: `capabilities` (`tools`, `thinking`), the context (`num_ctx` of its
+  uses: `capabilities` (`tools`, `thinking`, `vision`), the context (`num_ctx` of its
   parameters, else Ollama's default of 4096, never more than the model's
   `<architecture>.context_length`), `general.parameter_count` (or
   `details.parameter_size`);
@@ -58,6 +59,8 @@ class ModelCaps:
     thinking: bool | None = None
     # The model's parameter count (it decides the `auto` profile).
     parameters: int | None = None
+    # It reads images (an image answer goes to it as a picture).
+    vision: bool | None = None
 
 
 @dataclass(frozen=True, slots=True)
@@ -81,6 +84,16 @@ class ServerInfo:
             "kind": self.kind,
             "models": {name or "*": asdict(c) for name, c in self.models.items()},
         }
+
+
+def reads_images(setting: str, caps: ModelCaps) -> bool:
+    """Whether a tool's image goes to the model as a picture: the agent's
+    `vision` setting (`on`, `off`), or with `auto` what the server says of
+    the model (llama.cpp's `modalities.vision`, Ollama's `vision`
+    capability). Servers that say nothing (vLLM, OpenAI) need `on`."""
+    if setting in ("on", "off"):
+        return setting == "on"
+    return caps.vision is True
 
 
 # How a server of each kind is named in an entry's title.
@@ -121,10 +134,14 @@ def parse_llama_cpp_props(props: Mapping[str, Any]) -> ModelCaps | None:
         return None
     caps = caps if isinstance(caps, Mapping) else {}
     settings = settings if isinstance(settings, Mapping) else {}
+    modalities = props.get("modalities")
     return ModelCaps(
         context=_int(settings.get("n_ctx")),
         tools=_bool(caps.get("supports_tools")),
         parallel_tool_calls=_bool(caps.get("supports_parallel_tool_calls")),
+        vision=(
+            _bool(modalities.get("vision")) if isinstance(modalities, Mapping) else None
+        ),
     )
 
 
@@ -151,6 +168,7 @@ def parse_ollama_show(show: Mapping[str, Any]) -> ModelCaps:
         context=min(context, trained) if trained else context,
         tools=("tools" in capabilities) if known else None,
         thinking=("thinking" in capabilities) if known else None,
+        vision=("vision" in capabilities) if known else None,
         parameters=_int(info.get("general.parameter_count")) or _size(size),
     )
 

@@ -13,6 +13,7 @@ from enum import StrEnum
 
 from homeassistant.helpers import llm
 
+from ..engine.bodies import Picture
 from ..engine.executor import Outcome as RequestOutcome, ToolRunResult
 
 RESULT_KEY = "result"
@@ -67,6 +68,9 @@ class CallResult(llm.ToolResult):
     # The tool's own sentence over its result (`speech`), when it has one:
     # kept beside what the model reads, never in it.
     speech: str | None = None
+    # The answer's image, for a model that reads images: sent with the next
+    # request only (`turn/pictures.py`); the text describes it.
+    picture: Picture | None = None
 
     @classmethod
     def of_run(cls, run: ToolRunResult) -> CallResult:
@@ -77,6 +81,7 @@ class CallResult(llm.ToolResult):
             outcome=_FROM_REQUEST[run.outcome],
             status=run.status,
             speech=run.speech if run.ok else None,
+            picture=run.picture,
         )
 
     @classmethod

@@ -45,6 +45,8 @@ class AgentScope:
     entry_id: str
     # The entry's tools this agent offers; empty: all of them.
     tool_names: frozenset[str] = frozenset()
+    # Its model reads images: an image answer is kept for the next request.
+    pictures: bool = False
 
 
 # Set by our agents for a turn, inherited by the tool tasks the chat log starts.
@@ -140,23 +142,30 @@ class HttpTool(llm.Tool):
         (any other conversation agent, an MCP client through `mcp_server`)
         cannot ask this integration's question, so such a call is refused.
         """
-        if self.definition.needs_confirmation and current_agent.get() is None:
+        scope = current_agent.get()
+        if self.definition.needs_confirmation and scope is None:
             return CallResult.not_run(
                 needs_confirmation_error(self.name), CallOutcome.REFUSED
             )
-        return CallResult.of_run(await self.async_run(hass, tool_input, llm_context))
+        pictures = scope is not None and scope.pictures
+        return CallResult.of_run(
+            await self.async_run(hass, tool_input, llm_context, pictures=pictures)
+        )
 
     async def async_run(
         self,
         hass: HomeAssistant,
         tool_input: llm.ToolInput,
         llm_context: llm.LLMContext,
+        *,
+        pictures: bool = False,
     ) -> ToolRunResult:
         """Run the tool: the one path of the agents and the run_tool action.
 
         Checks of a call belong here, so both get them: the arguments are
         checked against the tool's schema (and converted where nothing is
-        lost) before any request.
+        lost) before any request. `pictures`: an image answer is kept whole
+        for a model that reads images (`turn/pictures.py`).
         """
         runtime = self._runtime
         settings = runtime.settings
@@ -185,6 +194,7 @@ class HttpTool(llm.Tool):
                 time_zone=hass.config.time_zone,
                 # Logins kept across calls, dropped with the tools.
                 sessions=runtime.tools.sessions,
+                pictures=pictures,
             )
         runtime.record_run(result)
         # The arguments as sent (converted), so automations see what ran.

@@ -292,7 +292,8 @@ class TurnLoop:
                 stream = turn.options.stream
                 continue
             turn.after_reply(reply)
-            if (tokens := (reply.usage or {}).get("prompt_tokens")) is not None:
+            tokens = (reply.usage or {}).get("prompt_tokens")
+            if tokens is not None and not request.images:
                 turn.context.calibrate(request.chars, tokens)
             note_quirks(self.runtime, reply)
             if reply.withheld is not None:

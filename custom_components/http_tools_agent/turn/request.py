@@ -8,6 +8,8 @@ the first round: after it the model must be free to answer), and the
 agent's extra body with its thinking switch. The request for the answer
 carries its instruction on the last result (`small/answer.py`); a request
 asked again after a reply that was not spoken says why (`RETRY_NUDGES`).
+For a model that reads images, the request after a round whose tools
+answered images shows them (`turn/pictures.py`).
 """
 
 from __future__ import annotations
@@ -16,7 +18,6 @@ from enum import Enum
 from typing import TYPE_CHECKING, Any
 
 from openai.types.chat import (
-    ChatCompletionContentPartImageParam,
     ChatCompletionContentPartParam,
     ChatCompletionContentPartTextParam,
     ChatCompletionMessageParam,
@@ -24,7 +25,6 @@ from openai.types.chat import (
     ChatCompletionToolMessageParam,
     ChatCompletionUserMessageParam,
 )
-from openai.types.chat.chat_completion_content_part_image_param import ImageURL
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 from ..agent_options import ToolChoice, request_extra, thinking_fields
@@ -36,6 +36,7 @@ from .examples import examples_text
 from .history import shape_history
 from .honesty import Withheld
 from .messages import chat_messages
+from .pictures import fresh_pictures, image_part, pictures_message
 
 if TYPE_CHECKING:
     from .state import Turn
@@ -152,6 +153,11 @@ def build_request(turn: Turn, ask: Ask) -> Request:
     if ask is Ask.RETRY and turn.retried is not None:
         messages[-1] = _with_instruction(messages[-1], RETRY_NUDGES[turn.retried])
     messages = _fit(turn, messages)
+    # Last: the nudges stay on the last result, and the fit never leaves
+    # the pictures out.
+    pictures = fresh_pictures(turn.chat_log.content) if turn.pictures else []
+    if pictures:
+        messages.append(pictures_message(pictures))
     params = CompletionCreateParamsBase(
         model=options.model,
         messages=messages,
@@ -175,7 +181,7 @@ def build_request(turn: Turn, ask: Ask) -> Request:
     extra = request_extra(
         options.extra_body, thinking_fields(options.thinking, turn.server.kind)
     )
-    return Request(params, extra)
+    return Request(params, extra, images=len(turn.images) + len(pictures))
 
 
 def _add_images(
@@ -190,12 +196,7 @@ def _add_images(
             parts: list[ChatCompletionContentPartParam] = [
                 ChatCompletionContentPartTextParam(type="text", text=text)
             ]
-            parts.extend(
-                ChatCompletionContentPartImageParam(
-                    type="image_url", image_url=ImageURL(url=url)
-                )
-                for url in images
-            )
+            parts.extend(image_part(url) for url in images)
             messages[index] = ChatCompletionUserMessageParam(role="user", content=parts)
             return
 

@@ -79,6 +79,9 @@ class Turn:
     confirmed_request: str | None = None
     # Assist's intents that wait for the user's yes (`turn/sensitive.py`).
     sensitive: Sensitive | None = None
+    # The model reads images: a tool's image goes with the next request
+    # (`turn/pictures.py`).
+    pictures: bool = False
     # The turn ends with the agent's question: the conversation continues.
     asked: bool = False
     # Rounds asked so far (the closing request not counted).
