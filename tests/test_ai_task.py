@@ -4,6 +4,7 @@ service, against a scripted OpenAI-compatible server and the HTTP tools."""
 from __future__ import annotations
 
 import base64
+import json
 from pathlib import Path
 from typing import Any
 
@@ -35,6 +36,7 @@ from custom_components.http_tools_agent.const import (
 from custom_components.http_tools_agent.turn.say import async_spoken_error
 from dev.demo_setup import agent_subentry, ai_task_subentry
 
+from .integration_files import COMPONENT
 from .kit import (
     AI_TASK_ID,
     API_ID,
@@ -322,6 +324,13 @@ async def test_add_an_ai_task_and_use_it(
     schema = result["data_schema"].schema
     prompt = next(k for k in schema if k == CONF_PROMPT)
     assert prompt.description == {"suggested_value": DEFAULT_SYSTEM_PROMPT}
+    # Every field the form shows has its label; a task has nobody to ask
+    # before Assist unlocks, so that switch is not shown.
+    strings = json.loads((COMPONENT / "strings.json").read_text(encoding="utf-8"))
+    labels = strings["config_subentries"][SUBENTRY_AI_TASK]["step"]["user"]["data"]
+    shown = {str(key) for key in schema if str(key) != "advanced"}
+    assert shown <= set(labels), shown - set(labels)
+    assert "confirm_intents" not in shown
     result = await hass.config_entries.subentries.async_configure(
         result["flow_id"],
         {**FORM, CONF_PROMPT: DEFAULT_SYSTEM_PROMPT},

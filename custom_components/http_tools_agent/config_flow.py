@@ -384,7 +384,13 @@ class ConversationFlowHandler(ConfigSubentryFlow):
         return self.async_show_form(
             step_id="user" if self.source == "user" else "reconfigure",
             data_schema=self.add_suggested_values_to_schema(
-                agent_schema(self.hass, models, current, tool_names),
+                agent_schema(
+                    self.hass,
+                    models,
+                    current,
+                    tool_names,
+                    task=self._subentry_type == SUBENTRY_AI_TASK,
+                ),
                 user_input or agent_form_values(current),
             ),
             errors=errors,

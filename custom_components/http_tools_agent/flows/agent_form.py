@@ -42,6 +42,7 @@ from ..agent_settings import (
 from ..const import (
     CONF_ADVANCED,
     CONF_AGENT_TOOLS,
+    CONF_CONFIRM_INTENTS,
     CONF_CUSTOM_EXAMPLES,
     CONF_EXTRA_BODY,
     CONF_MODEL,
@@ -89,12 +90,20 @@ def agent_schema(
     models: list[str],
     current: dict[str, Any],
     tool_names: list[str] | None = None,
+    *,
+    task: bool = False,
 ) -> probatio.Schema:
-    """Return the form of an agent's settings.
+    """Return the form of an agent's settings (`task`: an AI task's, which
+    has nobody to ask before Assist unlocks or opens).
 
     `tool_names`: the server's configured tools the agent may choose from;
     a chosen name that is gone stays listed, marked missing, until deselected.
     """
+    main = {
+        marker: selector
+        for marker, selector in _fields(Section.MAIN).items()
+        if not (task and marker.schema == CONF_CONFIRM_INTENTS)
+    }
     apis = [
         SelectOptionDict(label=api.name, value=api.id)
         for api in llm.async_get_apis(hass)
@@ -116,7 +125,7 @@ def agent_schema(
             probatio.Optional(CONF_LLM_HASS_API): SelectSelector(
                 SelectSelectorConfig(options=apis, multiple=True)
             ),
-            **_fields(Section.MAIN),
+            **main,
             probatio.Optional(CONF_AGENT_TOOLS): SelectSelector(
                 SelectSelectorConfig(
                     options=_tool_options(tool_names or [], chosen_tools(current)),
