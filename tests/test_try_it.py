@@ -277,3 +277,23 @@ async def test_an_invalid_form_is_not_tried(
     assert result["step_id"] == "add_tool"
     assert "url" in result["errors"]
     assert tool_endpoint.requests == []
+
+
+async def test_nothing_is_tried_while_the_entry_is_not_loaded(
+    hass: HomeAssistant, config_entry: MockConfigEntry, tool_endpoint: ToolEndpoint
+) -> None:
+    """Unloaded, the entry has no secrets or limits to run with: the menu
+    offers no Try a tool, and a form's Try it says so, sends nothing, and
+    still saves the form's tool."""
+    assert await hass.config_entries.async_unload(config_entry.entry_id)
+    result = await hass.config_entries.options.async_init(config_entry.entry_id)
+    assert "try_tool" not in result["menu_options"]
+    result = await pick(hass, result, "add_tool")
+    form = {"name": "ping", "method": "GET", "url": f"{tool_endpoint.url}/ping"}
+    result = await submit(hass, result, {**form, "try_it": True})
+    assert result["step_id"] == "try_unavailable"
+    assert result["menu_options"] == ["try_edit", "try_save"]
+    result = await pick(hass, result, "try_save")
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert config_entry.options["tools"][-1]["name"] == "ping"
+    assert tool_endpoint.requests == []
