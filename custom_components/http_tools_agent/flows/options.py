@@ -4,9 +4,10 @@ The menu lists the tools by name and offers: add, edit or delete a tool (one
 form per tool: `flows/tool_form.py` its fields, `flows/tool_from_form.py`
 its values back as a checked definition), try a tool's request with typed
 arguments before or after saving it (`flows/try_it.py`), import tools from
-an OpenAPI document (`flows/openapi.py`), the secrets (a password field; values are
-never shown back), the settings with the whole-array JSON editor (import and
-export) and a shortcut that fills that editor with `tools.example.json`.
+an OpenAPI document (`flows/openapi.py`), the secrets (a password field;
+values are never shown back), the settings with the whole-array JSON editor
+(import and export) and a shortcut that fills that editor with
+`tools.example.json`.
 Every form checks everything before saving; an invalid form saves nothing.
 Saved options reload the entry (its update listener), so they apply at once.
 """
