@@ -4,6 +4,7 @@ saving; nothing sent before the user asks."""
 
 from __future__ import annotations
 
+import json
 from typing import Any
 
 from homeassistant.core import HomeAssistant
@@ -297,3 +298,53 @@ async def test_nothing_is_tried_while_the_entry_is_not_loaded(
     assert result["type"] is FlowResultType.CREATE_ENTRY
     assert config_entry.options["tools"][-1]["name"] == "ping"
     assert tool_endpoint.requests == []
+
+
+async def test_each_parameter_gets_a_field_of_its_type(
+    hass: HomeAssistant, config_entry: MockConfigEntry, tool_endpoint: ToolEndpoint
+) -> None:
+    """A number box, a switch, a list of the allowed values, YAML for an
+    object; what they give is sent as the schema's types (the list's "2"
+    as the number 2), as a model's call would be."""
+    result = await menu_step(hass, config_entry, "add_tool")
+    form = {
+        "name": "chime",
+        "method": "POST",
+        "url": f"{tool_endpoint.url}/chime",
+        "parameters": {
+            "type": "object",
+            "properties": {
+                "count": {"type": "integer"},
+                "loud": {"type": "boolean"},
+                "tune": {"enum": [1, 2]},
+                "extra": {"type": "object"},
+                "note": {"type": "string"},
+            },
+        },
+        "try_it": True,
+    }
+    result = await submit(hass, result, form)
+    kinds = {
+        str(key): type(selector).__name__
+        for key, selector in result["data_schema"].schema.items()
+    }
+    assert kinds == {
+        "count": "NumberSelector",
+        "loud": "BooleanSelector",
+        "tune": "SelectSelector",
+        "extra": "ObjectSelector",
+        "note": "TextSelector",
+    }
+    result = await submit(
+        hass,
+        result,
+        {"count": 2, "loud": True, "tune": "2", "extra": {"a": 1}, "note": ""},
+    )
+    assert result["step_id"] == "try_result"
+    (request,) = tool_endpoint.requests
+    assert json.loads(request.body) == {
+        "count": 2,
+        "loud": True,
+        "tune": 2,
+        "extra": {"a": 1},
+    }
