@@ -233,6 +233,8 @@ async def test_try_a_new_tool_before_saving_it(
             "properties": {"tune": {"type": "string", "enum": ["ding", "dong"]}},
             "required": ["tune"],
         },
+        # The service answers {"ok": true, "method": "POST"}.
+        "response": {"path": "method"},
         "try_it": True,
     }
     result = await submit(hass, result, form)
@@ -245,7 +247,9 @@ async def test_try_a_new_tool_before_saving_it(
     assert [r.path for r in tool_endpoint.requests] == ["/doorbell/ding"]
     shown = result["description_placeholders"]
     assert shown["status"] == "200"
-    assert shown["speech"].startswith("Done")
+    # Shaped as the model gets it, and the agent's read-out of a change.
+    assert shown["text"] == "```\nPOST\n```"
+    assert shown["speech"] == "Done: POST."
     assert result["menu_options"] == ["try_it", "try_edit", "try_save"]
 
     result = await pick(hass, result, "try_edit")
