@@ -43,6 +43,7 @@ async def open_settings(hass: HomeAssistant, entry: MockConfigEntry) -> Any:
         "add_tool",
         "edit_tool",
         "delete_tool",
+        "try_tool",
         "openapi",
         "secrets",
         "settings",

@@ -35,7 +35,6 @@ from .const import (
 )
 from .lexicon import guess_language
 from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
-from .sentences import async_run_sentence
 from .server.errors import ServerAuthError, ServerUnavailableError
 from .server.info import reads_images
 from .server.profiles import ProfileChoice, choose_profile
@@ -43,6 +42,7 @@ from .server.thinking import OpenThinking
 from .small.rules import rules_for
 from .tools.call_result import CallResult
 from .tools.llm_api import AgentScope
+from .turn.alone import async_run_alone
 from .turn.context_fit import ContextWindow
 from .turn.hold import Decision, HeldCall, Verdict, mask_digits
 from .turn.loop import TurnLoop
@@ -285,7 +285,7 @@ class HttpToolsAgentEntity(Entity):
                     agent_id=self.entity_id, content=None, tool_calls=[call]
                 )
             )
-            run, said = await async_run_sentence(
+            run, said = await async_run_alone(
                 self.hass,
                 runtime,
                 definition,

@@ -47,20 +47,15 @@ from typing import Any
 from hassil.recognize import RecognizeResult
 from homeassistant.components import conversation
 from homeassistant.components.conversation.agent_manager import get_agent_manager
-from homeassistant.core import CALLBACK_TYPE, Context, HomeAssistant, callback
+from homeassistant.core import CALLBACK_TYPE, HomeAssistant, callback
 from homeassistant.helpers import entity_registry as er, llm
 
-from .const import DOMAIN, LOGGER
+from .const import LOGGER
 from .engine.arguments import check_arguments, compile_validator
 from .engine.definitions import ToolDefinition
-from .engine.executor import ToolRunResult
 from .engine.sentences import SentenceVariant, sentence_variants
-from .engine.speakable import ReadOutWords, speakable
-from .lexicon import LEXICONS
-from .runtime import HttpToolsConfigEntry, HttpToolsRuntime
-from .tools.call_result import CallResult
-from .tools.llm_api import HttpTool
-from .turn.changes import failure_of
+from .runtime import HttpToolsConfigEntry
+from .turn.alone import async_run_alone
 from .turn.hold import HeldCall
 from .turn.say import Said, async_confirm_question, async_words
 
@@ -198,7 +193,7 @@ class ToolSentences:
             return await self._async_hold(
                 user_input, definition, checked.arguments, language
             )
-        _, words = await async_run_sentence(
+        _, words = await async_run_alone(
             self.hass,
             runtime,
             definition,
@@ -259,58 +254,3 @@ class ToolSentences:
             and registered.config_entry_id == self.entry.entry_id
             and registered.domain == conversation.DOMAIN
         )
-
-
-def sentence_said(
-    run: ToolRunResult, definition: ToolDefinition, words: ReadOutWords
-) -> Said:
-    """What is said of a sentence's run: why it failed, the tool's own
-    sentence, else its result read out ("Rome: sunny, 16 °C.", after a
-    change "Done: bread (1).")."""
-    if not run.ok:
-        failure = failure_of(
-            conversation.ToolResultContent(
-                agent_id=DOMAIN,
-                tool_call_id="sentence",
-                tool_name=definition.name,
-                result=CallResult.of_run(run),
-            )
-        )
-        return Said("action_failed", failure=failure)
-    if run.speech:
-        return Said("tool_result_only", {"result": run.speech})
-    text = speakable(run.text, words=words).strip().rstrip(".")
-    if definition.read_only:
-        return (
-            Said("tool_result_only", {"result": f"{text}."})
-            if text
-            else Said("tool_result_empty")
-        )
-    return Said("tool_result_done", {"result": f"{text}."}) if text else Said("done")
-
-
-async def async_run_sentence(
-    hass: HomeAssistant,
-    runtime: HttpToolsRuntime,
-    definition: ToolDefinition,
-    arguments: dict[str, Any],
-    language: str | None,
-    *,
-    context: Context | None = None,
-    device_id: str | None = None,
-) -> tuple[ToolRunResult, str]:
-    """Run a tool a sentence (or the yes to one) asked for, as any call runs
-    (`HttpTool.async_run`), and return the run and the words to say."""
-    tool = HttpTool(definition, runtime)
-    llm_context = llm.LLMContext(
-        platform=DOMAIN,
-        context=context,
-        language=language,
-        assistant=conversation.DOMAIN,
-        device_id=device_id,
-    )
-    run = await tool.async_run(
-        hass, llm.ToolInput(definition.name, arguments), llm_context
-    )
-    words = (LEXICONS.get(_base(language)) or LEXICONS["en"]).read_out
-    return run, await async_words(hass, language, sentence_said(run, definition, words))

@@ -277,3 +277,27 @@ def test_a_schema_shape_with_another_reading_is_left_alone(
     given: dict[str, Any], schema: dict[str, Any]
 ) -> None:
     assert check(given, schema).arguments == given
+
+
+@pytest.mark.parametrize(
+    ("given", "at_fault"),
+    [
+        ({"unit": "K"}, ("unit",)),
+        ({"unit": "C", "days": 11}, ("days",)),
+        ({"unit": " "}, ("unit",)),
+        ({"days": 2}, ("unit",)),
+        ({"unit": "C", "place": {"lon": 3}}, ("place",)),
+        ({"unit": "K", "code": "A1"}, ("code", "unit")),
+        ({"unit": "C"}, ()),
+    ],
+)
+def test_the_arguments_at_fault_are_named(
+    given: dict[str, Any], at_fault: tuple[str, ...]
+) -> None:
+    """Each problem names the argument it is in (a nested one by its
+    top-level argument), so a form can show it under that field."""
+    checked = check(given)
+    assert checked.at_fault == at_fault
+    assert (checked.error is None) == (not at_fault)
+    for name in at_fault:
+        assert f"'{name}" in (checked.error or "")

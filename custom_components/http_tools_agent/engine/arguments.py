@@ -44,6 +44,9 @@ class CheckedArguments:
 
     arguments: dict[str, Any]
     error: str | None = None
+    # The (top-level) arguments the error is about, in its order: the tool
+    # editor's Try it shows it under their fields.
+    at_fault: tuple[str, ...] = ()
 
 
 def _types(schema: Mapping[str, Any]) -> set[str]:
@@ -313,13 +316,16 @@ def _message(tool: str, root: tuple[Any, Any], error: probatio.Invalid) -> str:
 
 def _blank_required(
     tool: str, arguments: Mapping[str, Any], schema: Mapping[str, Any]
-) -> list[str]:
+) -> list[tuple[str, str]]:
     """A required text argument sent empty is missing: `DELETE /items/{id}`
     with `id` "" would reach the collection itself, and asking "Should I
     delete item: id ?" asks about nothing."""
     required = schema.get("required")
     return [
-        f"Error: missing required argument '{name}' for tool '{tool}' (it is empty)"
+        (
+            f"Error: missing required argument '{name}' for tool '{tool}' (it is empty)",
+            name,
+        )
         for name in (required if isinstance(required, list) else ())
         if isinstance(value := arguments.get(name), str) and not value.strip()
     ]
@@ -369,18 +375,29 @@ def check_arguments(
     if not isinstance(converted, dict):  # a schema that is no object schema
         converted = dict(arguments)
     root = (converted, schema)
-    lines = [_unknown_message(tool, root, p) for p in _unknown_names(*root, [])]
-    lines += _blank_required(tool, converted, schema)
+    # Each problem's line and the argument it is about.
+    found = [
+        (_unknown_message(tool, root, p), _top(p)) for p in _unknown_names(*root, [])
+    ]
+    found += _blank_required(tool, converted, schema)
     if validator is not None:
         try:
             validator(converted)
         except probatio.MultipleInvalid as err:
             errors = sorted(err.errors, key=lambda e: _path_name(list(e.path)))
-            lines += [_message(tool, root, e) for e in errors]
+            found += [(_message(tool, root, e), _top(e.path)) for e in errors]
         except probatio.Invalid as err:
-            lines.append(_message(tool, root, err))
-    if not lines:
+            found.append((_message(tool, root, err), _top(err.path)))
+    if not found:
         return CheckedArguments(converted)
+    shown = list(dict.fromkeys(found))[:_MAX_ERRORS]
     return CheckedArguments(
-        converted, "\n".join(list(dict.fromkeys(lines))[:_MAX_ERRORS])
+        converted,
+        "\n".join(dict.fromkeys(line for line, _ in shown)),
+        tuple(dict.fromkeys(name for _, name in shown if name)),
     )
+
+
+def _top(path: list[Any]) -> str:
+    """The argument a problem at `path` is in ("" for the whole call)."""
+    return str(path[0]) if path else ""

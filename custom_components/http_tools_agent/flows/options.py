@@ -2,16 +2,19 @@
 
 The menu lists the tools by name and offers: add, edit or delete a tool (one
 form per tool: `flows/tool_form.py` its fields, `flows/tool_from_form.py`
-its values back as a checked definition), import tools from an OpenAPI
-document (`flows/openapi.py`), the secrets (a password field; values are
-never shown back), the settings with the whole-array JSON editor (import and
-export) and a shortcut that fills that editor with `tools.example.json`.
+its values back as a checked definition), try a tool's request with typed
+arguments before or after saving it (`flows/try_it.py`), import tools from
+an OpenAPI document (`flows/openapi.py`), the secrets (a password field;
+values are never shown back), the settings with the whole-array JSON editor
+(import and export) and a shortcut that fills that editor with
+`tools.example.json`.
 Every form checks everything before saving; an invalid form saves nothing.
 Saved options reload the entry (its update listener), so they apply at once.
 """
 
 from __future__ import annotations
 
+from collections.abc import Mapping
 from typing import Any
 
 from homeassistant.config_entries import ConfigEntryState, ConfigFlowResult
@@ -53,6 +56,7 @@ from .settings_form import (
 )
 from .tool_form import F_NAME, form_values, tool_schema
 from .tool_from_form import ToolFormError, form_definition, form_errors
+from .try_it import F_TRY_IT, TryItSteps, with_try_box
 
 STEP_ADD_TOOL = "add_tool"
 STEP_EDIT_TOOL = "edit_tool"
@@ -65,7 +69,7 @@ FIELD_TOOL = "tool"
 FIELD_DELETE = "tools_to_delete"
 
 
-class HttpToolsOptionsFlow(OpenApiImportSteps):
+class HttpToolsOptionsFlow(OpenApiImportSteps, TryItSteps):
     """Edit the tools, their secrets and settings; import from OpenAPI."""
 
     def __init__(self) -> None:
@@ -125,6 +129,7 @@ class HttpToolsOptionsFlow(OpenApiImportSteps):
         options = [STEP_ADD_TOOL]
         if self._stored_tools():
             options += [STEP_EDIT_TOOL, STEP_DELETE_TOOL]
+        options += self.try_menu()
         options += [STEP_OPENAPI, STEP_SECRETS, STEP_SETTINGS, STEP_LOAD_EXAMPLE]
         return self.async_show_menu(
             step_id="init",
@@ -165,8 +170,14 @@ class HttpToolsOptionsFlow(OpenApiImportSteps):
         return await self._async_tool_form(STEP_CHANGE_TOOL, user_input)
 
     async def _async_tool_form(
-        self, step_id: str, user_input: dict[str, Any] | None
+        self,
+        step_id: str,
+        user_input: dict[str, Any] | None,
+        *,
+        shown: Mapping[str, Any] | None = None,
     ) -> ConfigFlowResult:
+        """The form of one tool; `shown`: the values it opens with (default:
+        the tool's)."""
         stored = self._stored_tools()
         index = self._editing
         current = stored[index] if index is not None else None
@@ -182,6 +193,8 @@ class HttpToolsOptionsFlow(OpenApiImportSteps):
                 errors, texts = form_errors(err.problems)
                 placeholders |= texts
             else:
+                if user_input.get(F_TRY_IT):
+                    return await self.async_try_form(step_id, user_input, definition)
                 new = definition.as_dict()
                 if index is None:
                     stored.append(new)
@@ -194,8 +207,8 @@ class HttpToolsOptionsFlow(OpenApiImportSteps):
         return self.async_show_form(
             step_id=step_id,
             data_schema=self.add_suggested_values_to_schema(
-                tool_schema(),
-                user_input if user_input is not None else form_values(current),
+                with_try_box(tool_schema()),
+                user_input if user_input is not None else shown or form_values(current),
             ),
             errors=errors,
             description_placeholders=placeholders,
