@@ -54,6 +54,7 @@ from .const import LOGGER
 from .engine.arguments import check_arguments, compile_validator
 from .engine.definitions import ToolDefinition
 from .engine.sentences import SentenceVariant, sentence_variants
+from .lexicon import LEXICONS
 from .runtime import HttpToolsConfigEntry
 from .turn.alone import async_run_alone
 from .turn.hold import HeldCall
