@@ -35,6 +35,7 @@ from typing import Any
 
 import aiohttp
 
+from .auth import TokenSource
 from .bodies import Body, BodyKind, size_words
 from .call_steps import Call, Outcome, StepFailure, hide, run_steps
 from .definitions import ToolDefinition
@@ -175,6 +176,7 @@ async def run_tool(
     time_zone: str | None = None,
     sessions: SessionStore | None = None,
     retry_delays: tuple[float, ...] = RETRY_DELAYS,
+    tokens: TokenSource | None = None,
 ) -> ToolRunResult:
     """Run ``definition`` with ``arguments``; every failure becomes text.
 
@@ -185,7 +187,8 @@ async def run_tool(
     (default UTC); ``sessions`` keeps the tool's login for the calls after
     this one (None: a login step runs on every call); ``retry_delays`` are
     the pauses before each new try of a request that may be repeated (its
-    count is how many new tries at most).
+    count is how many new tries at most); ``tokens`` gives the access
+    token of each sign-in an oauth2 ``auth`` names (None: none is set up).
     """
     started = time.monotonic()
     shape = definition.response
@@ -220,6 +223,7 @@ async def run_tool(
         sessions,
         deadline=asyncio.get_running_loop().time() + seconds,
         retry_delays=tuple(retry_delays),
+        token_source=tokens,
     )
 
     def finish(
