@@ -100,7 +100,9 @@ def test_code_keys_have_strings() -> None:
     for key in file_errors:
         assert key in english["options"]["error"], key
     for key in form_errors:  # the options' forms, or the config flow's
-        assert key in english["options"]["error"] or key in english["config"]["error"], key
+        assert (
+            key in english["options"]["error"] or key in english["config"]["error"]
+        ), key
     for key in exceptions:
         assert (
             key in english["exceptions"]

@@ -181,10 +181,14 @@ class HttpToolsAgentConfigFlow(AbstractOAuth2FlowHandler, domain=DOMAIN):
         """Ask for the server and check it; once there is an application
         credential of this integration, first ask which kind of entry."""
         if user_input is None and await self._async_has_credentials():
-            return self.async_show_menu(
-                step_id="add", menu_options=["server", "sign_in"]
-            )
+            return await self.async_step_add()
         return await self.async_step_server(user_input)
+
+    async def async_step_add(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """A server, or a sign-in to a service?"""
+        return self.async_show_menu(step_id="add", menu_options=["server", "sign_in"])
 
     async def _async_has_credentials(self) -> bool:
         try:
@@ -338,11 +342,17 @@ class HttpToolsAgentConfigFlow(AbstractOAuth2FlowHandler, domain=DOMAIN):
         data = {**self._service, **data}
         if self.source == SOURCE_REAUTH:
             return self.async_update_reload_and_abort(
-                self._get_reauth_entry(), data=data, title=data[CONF_SIGN_IN]
+                self._get_reauth_entry(),
+                data=data,
+                title=data[CONF_SIGN_IN],
+                reason="sign_in_updated",
             )
         if self.source == SOURCE_RECONFIGURE:
             return self.async_update_reload_and_abort(
-                self._get_reconfigure_entry(), data=data, title=data[CONF_SIGN_IN]
+                self._get_reconfigure_entry(),
+                data=data,
+                title=data[CONF_SIGN_IN],
+                reason="sign_in_updated",
             )
         return self.async_create_entry(title=data[CONF_SIGN_IN], data=data)
 

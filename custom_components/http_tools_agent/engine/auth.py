@@ -34,13 +34,15 @@ type TokenSource = Callable[[str], Awaitable[str]]
 
 
 class SignInUnavailable(Exception):
-    """No token for a sign-in: not set up, refused on refresh (sign in
-    again), or its provider unreachable. ``text`` is what the model reads."""
+    """No token for a sign-in. ``text`` is what the model reads;
+    ``sign_in_again``: the user must act (not set up, or the provider
+    refused to renew it), else its provider did not answer."""
 
-    def __init__(self, text: str, reason: str) -> None:
+    def __init__(self, text: str, reason: str, *, sign_in_again: bool) -> None:
         super().__init__(reason)
         self.text = text
         self.reason = reason
+        self.sign_in_again = sign_in_again
 
 
 @dataclass(frozen=True, slots=True)

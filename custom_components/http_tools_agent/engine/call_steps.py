@@ -55,6 +55,9 @@ class Outcome(StrEnum):
     # Nothing was sent: the arguments or the request are invalid, or the
     # host policy does not allow its host.
     NOT_SENT = "not_sent"
+    # Not sent: the user must sign in (again) to the service the tool's
+    # oauth2 sign-in names.
+    SIGNED_OUT = "signed_out"
 
 
 def scrub(
@@ -388,13 +391,14 @@ async def _fetch_tokens(call: Call) -> None:
                     f"Error: tool '{definition.name}' needs the sign-in '{name}', "
                     "which is not set up",
                     "sign-in not set up",
+                    sign_in_again=True,
                 )
             token = await call.token_source(name)
         except SignInUnavailable as err:
             raise StepFailure(
                 err.text,
                 err.reason,
-                Outcome.NOT_SENT,
+                Outcome.SIGNED_OUT if err.sign_in_again else Outcome.UNREACHABLE,
                 method=http_method(definition.requests[0].method),
             ) from None
         call.tokens[name] = token

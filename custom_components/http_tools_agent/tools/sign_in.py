@@ -175,6 +175,7 @@ def _expired(name: str) -> SignInUnavailable:
         f"Error: the sign-in '{name}' has expired. Tell the user to sign in "
         f"again: Home Assistant asks for it in {_WHERE}",
         "sign-in expired",
+        sign_in_again=True,
     )
 
 
@@ -190,6 +191,7 @@ async def async_access_token(hass: HomeAssistant, name: str) -> str:
             f"Error: there is no sign-in '{name}'. Tell the user to add it in "
             f"Home Assistant: {_WHERE}, Add entry, Sign in to a service",
             "no such sign-in",
+            sign_in_again=True,
         )
     if entry.state is not ConfigEntryState.LOADED:
         if any(entry.async_get_active_flows(hass, {SOURCE_REAUTH})):
@@ -198,6 +200,7 @@ async def async_access_token(hass: HomeAssistant, name: str) -> str:
             f"Error: the sign-in '{name}' is not ready: its service did not "
             "answer. Try again later",
             "sign-in not ready",
+            sign_in_again=False,
         )
     session = entry.runtime_data.session
     try:
@@ -211,6 +214,7 @@ async def async_access_token(hass: HomeAssistant, name: str) -> str:
             f"Error: the sign-in '{name}' could not renew its access: its "
             "service did not answer. Try again later",
             "sign-in not refreshed",
+            sign_in_again=False,
         ) from None
     return str(session.token["access_token"])
 
