@@ -51,10 +51,13 @@ EVENTS = {
 @dataclass
 class OAuthProvider(RecordingServer):
     """The provider; `refuse_refresh` makes it refuse a refresh token
-    (revoked: the user must sign in again)."""
+    (revoked: the user must sign in again), `token_status` answer every
+    token request with that status."""
 
     expires_in: int = 3600
     refuse_refresh: bool = False
+    # A status every token request gets instead (503: the service is down).
+    token_status: int | None = None
     access_token: str | None = None
     refresh_token: str | None = None
     codes: dict[str, str] = field(default_factory=dict)  # code -> redirect_uri
@@ -97,6 +100,8 @@ class OAuthProvider(RecordingServer):
         form = await request.post()
         grant = str(form.get("grant_type"))
         self.grants.append(grant)
+        if self.token_status is not None:
+            return web.json_response({"error": "unavailable"}, status=self.token_status)
         if (
             form.get("client_id") != CLIENT_ID
             or form.get("client_secret") != CLIENT_SECRET

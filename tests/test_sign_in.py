@@ -386,3 +386,66 @@ async def test_actions_refuse_a_sign_in_entry(
     with pytest.raises(ServiceValidationError) as raised:
         await call_service(hass, "get_tools", {"config_entry_id": entry.entry_id})
     assert raised.value.translation_key == "entry_is_sign_in"
+
+
+@pytest.mark.usefixtures("current_request_with_host", "server_entry")
+async def test_reconfigure_changes_the_scopes_and_signs_in_anew(
+    hass: HomeAssistant,
+    provider: OAuthProvider,
+    hass_client_no_auth: ClientSessionGenerator,
+) -> None:
+    """The form opens with the sign-in's values; the new scopes are asked
+    for, and the entry keeps the new token under the same name."""
+    entry = await sign_in(hass, provider, hass_client_no_auth)
+    result = await hass.config_entries.flow.async_init(
+        DOMAIN,
+        context={
+            "source": config_entries.SOURCE_RECONFIGURE,
+            "entry_id": entry.entry_id,
+        },
+    )
+    assert result["step_id"] == "sign_in"
+    result = await hass.config_entries.flow.async_configure(
+        result["flow_id"],
+        {
+            CONF_SIGN_IN: "spotify",
+            CONF_AUTHORIZE_URL: f"{provider.url}/authorize",
+            CONF_TOKEN_URL: f"{provider.url}/token",
+            CONF_SCOPES: "user-read-currently-playing",
+        },
+    )
+    assert URL(result["url"]).query["scope"] == "user-read-currently-playing"
+    result = await go_to_provider(hass, result, hass_client_no_auth)
+    assert (result["type"], result["reason"]) == (
+        FlowResultType.ABORT,
+        "sign_in_updated",
+    )
+    await hass.async_block_till_done()
+
+    assert entry.data[CONF_SCOPES] == ["user-read-currently-playing"]
+    assert entry.data["token"]["access_token"] == provider.access_token
+    assert provider.grants == ["authorization_code", "authorization_code"]
+    assert entry.state is ConfigEntryState.LOADED
+
+
+@pytest.mark.usefixtures("current_request_with_host", "server_entry")
+async def test_a_provider_that_is_down_is_not_a_sign_in_to_redo(
+    hass: HomeAssistant,
+    provider: OAuthProvider,
+    hass_client_no_auth: ClientSessionGenerator,
+) -> None:
+    """The token endpoint answers 503: nothing is sent, the model reads to
+    try again later, and nobody is asked to sign in again."""
+    entry = await sign_in(hass, provider, hass_client_no_auth)
+    expire(hass, entry)
+    provider.token_status = 503
+
+    response = await run(hass, "next_song")
+
+    assert response["ok"] is False
+    assert response["result"] == (
+        "Error: the sign-in 'spotify' could not renew its access: its service "
+        "did not answer. Try again later"
+    )
+    assert not any(r.path.startswith("/v1") for r in provider.requests)
+    assert not hass.config_entries.flow.async_progress_by_handler(DOMAIN)
