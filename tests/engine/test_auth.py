@@ -10,12 +10,12 @@ from typing import Any
 import aiohttp
 import pytest
 
+from custom_components.http_tools_agent.engine.auth import SignInUnavailable
 from custom_components.http_tools_agent.engine.definitions import (
     ToolDefinition,
     ToolDefinitionError,
     parse_tools,
 )
-from custom_components.http_tools_agent.engine.auth import SignInUnavailable
 from custom_components.http_tools_agent.engine.executor import Outcome, run_tool
 from tests.service_cases import ServiceServer
 
