@@ -29,7 +29,10 @@ from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.exceptions import ServiceValidationError
 from homeassistant.setup import async_setup_component
 import pytest
-from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
+from pytest_homeassistant_custom_component.typing import (
+    ClientSessionGenerator,
+    WebSocketGenerator,
+)
 from yarl import URL
 
 from custom_components.http_tools_agent.const import (
@@ -449,3 +452,43 @@ async def test_a_provider_that_is_down_is_not_a_sign_in_to_redo(
     )
     assert not any(r.path.startswith("/v1") for r in provider.requests)
     assert not hass.config_entries.flow.async_progress_by_handler(DOMAIN)
+
+
+@pytest.mark.usefixtures("current_request_with_host", "server_entry")
+async def test_a_sign_in_refused_at_start_up_asks_to_sign_in_again(
+    hass: HomeAssistant,
+    provider: OAuthProvider,
+    hass_client_no_auth: ClientSessionGenerator,
+) -> None:
+    """Home Assistant starts with an expired token the service will not
+    renew: the sign-in does not load, re-authentication is asked for, and
+    its tools say the sign-in expired."""
+    entry = await sign_in(hass, provider, hass_client_no_auth)
+    expire(hass, entry)
+    provider.refuse_refresh = True
+
+    assert not await hass.config_entries.async_reload(entry.entry_id)
+    await hass.async_block_till_done()
+
+    assert entry.state is ConfigEntryState.SETUP_ERROR
+    assert any(entry.async_get_active_flows(hass, {config_entries.SOURCE_REAUTH}))
+    response = await run(hass, "next_song")
+    assert response["result"].startswith("Error: the sign-in 'spotify' has expired")
+
+
+@pytest.mark.usefixtures("server_entry")
+async def test_application_credentials_offer_this_integration(
+    hass: HomeAssistant, hass_ws_client: WebSocketGenerator
+) -> None:
+    """Settings > Application credentials lists HTTP Tools Agent, and its
+    dialog gives the redirect URI to register at the service."""
+    client = await hass_ws_client(hass)
+    await client.send_json_auto_id({"type": "application_credentials/config"})
+    answer = await client.receive_json()
+
+    assert DOMAIN in answer["result"]["domains"]
+    assert answer["result"]["integrations"][DOMAIN] == {
+        "description_placeholders": {
+            "redirect_uri": "https://my.home-assistant.io/redirect/oauth"
+        }
+    }
