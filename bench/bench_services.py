@@ -62,7 +62,11 @@ async def main() -> None:
                 serve(server, case)
                 definition = tools_at(case.service, server.url)[case.tool]
                 result = await run_tool(
-                    session, definition, case.arguments, secrets=case.secrets
+                    session,
+                    definition,
+                    case.arguments,
+                    secrets=case.secrets,
+                    tokens=case.token,
                 )
                 old = before(case)
                 binary = any(

@@ -50,6 +50,8 @@ class Route:
     basic: tuple[str, str] | None = None
     digest: tuple[str, str] | None = None
     digest_algorithm: str = "SHA-256"
+    # The OAuth2 access token the route asks for (`Authorization: Bearer`).
+    bearer: str | None = None
     # Only this method is answered (another gets 405).
     method: str | None = None
     # A login, or a route that needs the session it gives (`service_sessions`).
@@ -104,6 +106,8 @@ class ServiceServer(LoopbackServer):
             return header != f"Basic {token}"
         if route.digest is not None:
             return not self._digest_valid(route, request, header)
+        if route.bearer is not None:
+            return header != f"Bearer {route.bearer}"
         return False
 
     def _digest_valid(self, route: Route, request: web.Request, header: str) -> bool:
@@ -129,6 +133,8 @@ class ServiceServer(LoopbackServer):
         return got.get("response") == expected
 
     def _challenge(self, route: Route) -> dict[str, str]:
+        if route.bearer is not None:
+            return {"WWW-Authenticate": 'Bearer error="invalid_token"'}
         if route.basic is not None:
             return {"WWW-Authenticate": f'Basic realm="{self.realm}"'}
         nonce = secrets.token_hex(16)
@@ -198,6 +204,12 @@ class Case:
     ok: bool = True
     # What of the tool format the case uses (the docs' table).
     features: tuple[str, ...] = ()
+    # The access token of each sign-in the tool names (oauth2).
+    tokens: dict[str, str] = field(default_factory=dict)
+
+    async def token(self, sign_in: str) -> str:
+        """The engine's token source: the case's token of `sign_in`."""
+        return self.tokens[sign_in]
 
     @property
     def name(self) -> str:
@@ -216,7 +228,12 @@ def _secret_value(text: str, values: dict[str, str]) -> str:
     return text
 
 
-def _route(raw: dict[str, Any], folder: Path, values: dict[str, str]) -> Route:
+def _route(
+    raw: dict[str, Any],
+    folder: Path,
+    values: dict[str, str],
+    tokens: dict[str, str],
+) -> Route:
     body = (folder / raw["file"]).read_bytes() if raw.get("file") else b""
 
     def read_file(name: str) -> bytes:
@@ -238,6 +255,7 @@ def _route(raw: dict[str, Any], folder: Path, values: dict[str, str]) -> Route:
         headers=raw.get("headers", {}),
         basic=credentials("basic"),
         digest=credentials("digest"),
+        bearer=tokens[raw["bearer"]] if "bearer" in raw else None,
         method=raw.get("method"),
         login=login_of(raw.get("login"), read_file, fill),
         guard=guard_of(raw.get("session"), read_file),
@@ -258,6 +276,7 @@ def load_cases() -> list[Case]:
     for folder in sorted(p for p in SERVICES.iterdir() if p.is_dir()):
         for raw in json.loads((folder / "cases.json").read_text(encoding="utf-8")):
             values = raw.get("secrets", {})
+            tokens = raw.get("tokens", {})
             cases.append(
                 Case(
                     service=folder.name,
@@ -266,7 +285,11 @@ def load_cases() -> list[Case]:
                     arguments=raw.get("arguments", {}),
                     secrets=values,
                     routes=tuple(
-                        (r["path"], _route(r, folder, values), r.get("file", ""))
+                        (
+                            r["path"],
+                            _route(r, folder, values, tokens),
+                            r.get("file", ""),
+                        )
                         for r in raw["routes"]
                     ),
                     requests=tuple(
@@ -283,6 +306,7 @@ def load_cases() -> list[Case]:
                     speech=raw.get("speech"),
                     ok=raw.get("ok", True),
                     features=tuple(raw.get("features", ())),
+                    tokens=tokens,
                 )
             )
     return cases

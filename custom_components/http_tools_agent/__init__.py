@@ -3,7 +3,7 @@
 from __future__ import annotations
 
 from types import MappingProxyType
-from typing import Any
+from typing import Any, cast
 
 from homeassistant.config_entries import ConfigSubentry
 from homeassistant.const import Platform
@@ -51,6 +51,7 @@ from .tools.entry_tools import (
     tools_file_issue_id,
 )
 from .tools.llm_api import HttpToolsAPI, api_id_for
+from .tools.sign_in import SignInEntry, async_setup_sign_in, is_sign_in
 
 PLATFORMS = (Platform.AI_TASK, Platform.CONVERSATION)
 CONFIG_SCHEMA = cv.config_entry_only_config_schema(DOMAIN)
@@ -68,8 +69,12 @@ async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) ->
 
     A server that cannot be reached (local servers often start after Home
     Assistant) leaves the entry retrying, with the reason on its card, until
-    it answers; a refused key starts re-authentication.
+    it answers; a refused key starts re-authentication. A sign-in loads
+    its token instead (`tools/sign_in.py`).
     """
+    if is_sign_in(entry):
+        # The domain's entries share one type; a sign-in's runtime is its own.
+        return await async_setup_sign_in(hass, cast("SignInEntry", entry))
     try:
         client = await async_connect(hass, entry.data)
         models = await async_model_entries(client)
@@ -177,6 +182,8 @@ async def async_migrate_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) 
 
 async def async_unload_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> bool:
     """Unload an entry; the tools' kept logins are logged out."""
+    if is_sign_in(entry):
+        return True
     unloaded = await hass.config_entries.async_unload_platforms(entry, PLATFORMS)
     if unloaded:
         await entry.runtime_data.tools.sessions.async_close()
@@ -193,6 +200,8 @@ def _log_out_later(hass: HomeAssistant, store: SessionStore) -> None:
 
 async def async_remove_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> None:
     """Drop the entry's repair issues with it."""
+    if is_sign_in(entry):
+        return
     ir.async_delete_issue(hass, DOMAIN, tools_file_issue_id(entry.entry_id))
     ir.async_delete_issue(hass, DOMAIN, tool_support_issue_id(entry.entry_id))
     async_delete_agent_issues(hass, entry.entry_id)

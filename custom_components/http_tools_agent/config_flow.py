@@ -1,17 +1,27 @@
-"""Config flow (server), reconfigure, and subentries: conversation agents and
-AI tasks (the same settings)."""
+"""Config flow (server, or a sign-in to a service), reconfigure, reauth, and
+subentries: conversation agents and AI tasks (the same settings).
+
+A sign-in is Home Assistant's OAuth2 flow (``AbstractOAuth2FlowHandler``):
+the user names it and gives the service's authorize and token URLs and
+scopes, picks an application credential, signs in at the service and comes
+back through ``/auth/external/callback``; the entry keeps the token
+(`tools/sign_in.py`). Only a config flow can be resumed by that callback,
+so a sign-in is an entry of its own, not a subentry of a server.
+"""
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+import logging
 from typing import Any, override
 
 from homeassistant.components.ai_task.const import DEFAULT_SYSTEM_PROMPT
 from homeassistant.config_entries import (
+    SOURCE_REAUTH,
+    SOURCE_RECONFIGURE,
     ConfigEntry,
     ConfigEntryState,
-    ConfigFlow,
     ConfigFlowResult,
     ConfigSubentryFlow,
     OptionsFlow,
@@ -19,7 +29,12 @@ from homeassistant.config_entries import (
 )
 from homeassistant.const import CONF_API_KEY
 from homeassistant.core import callback
+from homeassistant.exceptions import ImplementationUnavailableError
 from homeassistant.helpers import llm
+from homeassistant.helpers.config_entry_oauth2_flow import (
+    AbstractOAuth2FlowHandler,
+    async_get_implementations,
+)
 from homeassistant.helpers.selector import (
     TextSelector,
     TextSelectorConfig,
@@ -29,8 +44,12 @@ from homeassistant.util.ulid import ulid_now
 import probatio
 
 from .const import (
+    CONF_AUTHORIZE_URL,
     CONF_BASE_URL,
     CONF_MODEL,
+    CONF_SCOPES,
+    CONF_SIGN_IN,
+    CONF_TOKEN_URL,
     DEFAULT_BASE_URL,
     DEFAULT_CONVERSATION_NAME,
     DEFAULT_MODEL,
@@ -40,6 +59,7 @@ from .const import (
     SUBENTRY_AI_TASK,
     SUBENTRY_CONVERSATION,
 )
+from .engine.templates import PLACEHOLDER_NAME_RE
 from .flows.agent_form import (
     agent_data_from_form,
     agent_form_values,
@@ -61,6 +81,7 @@ from .server.client import (
 from .server.info import ServerInfo, async_probe_server, entry_title
 from .server.profiles import Profile, choose_profile
 from .tools.llm_api import api_id_for
+from .tools.sign_in import Credential, ServiceOAuth2, is_sign_in
 
 
 def _server_schema(defaults: dict[str, Any]) -> probatio.Schema:
@@ -94,22 +115,91 @@ class _CheckedServer:
     title: str
 
 
-class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
-    """Add an OpenAI-compatible server."""
+def _sign_in_schema(defaults: Mapping[str, Any]) -> probatio.Schema:
+    url = TextSelector(TextSelectorConfig(type=TextSelectorType.URL))
+    return probatio.Schema(
+        {
+            probatio.Required(
+                CONF_SIGN_IN, default=defaults.get(CONF_SIGN_IN, "")
+            ): str,
+            probatio.Required(
+                CONF_AUTHORIZE_URL, default=defaults.get(CONF_AUTHORIZE_URL, "")
+            ): url,
+            probatio.Required(
+                CONF_TOKEN_URL, default=defaults.get(CONF_TOKEN_URL, "")
+            ): url,
+            probatio.Optional(
+                CONF_SCOPES, default=" ".join(defaults.get(CONF_SCOPES) or [])
+            ): str,
+        }
+    )
 
+
+def _sign_in_data(
+    user_input: Mapping[str, Any],
+) -> tuple[dict[str, Any], dict[str, str]]:
+    """The sign-in's service from its form, and the form's errors."""
+    errors: dict[str, str] = {}
+    name = str(user_input[CONF_SIGN_IN]).strip()
+    if PLACEHOLDER_NAME_RE.fullmatch(name) is None:
+        errors[CONF_SIGN_IN] = "invalid_sign_in_name"
+    data: dict[str, Any] = {CONF_SIGN_IN: name}
+    for key in (CONF_AUTHORIZE_URL, CONF_TOKEN_URL):
+        url = str(user_input[key]).strip()
+        if not url.lower().startswith(("https://", "http://")):
+            errors[key] = "invalid_oauth_url"
+        data[key] = url
+    data[CONF_SCOPES] = str(user_input.get(CONF_SCOPES) or "").split()
+    return data, errors
+
+
+class HttpToolsAgentConfigFlow(AbstractOAuth2FlowHandler, domain=DOMAIN):
+    """Add an OpenAI-compatible server, or sign in to a service."""
+
+    DOMAIN = DOMAIN
     VERSION = 1
     MINOR_VERSION = 4
 
     def __init__(self) -> None:
         """Start the flow."""
+        super().__init__()
         # The server the user step checked, for the step that asks about it.
         self._server: _CheckedServer | None = None
+        # A sign-in's name, URLs and scopes, until the service answers.
+        self._service: dict[str, Any] | None = None
+
+    @property
+    @override
+    def logger(self) -> logging.Logger:
+        """Where the OAuth2 flow logs."""
+        return LOGGER
 
     @override
     async def async_step_user(
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
-        """Ask for the server and check it."""
+        """Ask for the server and check it; once there is an application
+        credential of this integration, first ask which kind of entry."""
+        if user_input is None and await self._async_has_credentials():
+            return await self.async_step_add()
+        return await self.async_step_server(user_input)
+
+    async def async_step_add(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """A server, or a sign-in to a service?"""
+        return self.async_show_menu(step_id="add", menu_options=["server", "sign_in"])
+
+    async def _async_has_credentials(self) -> bool:
+        try:
+            return bool(await async_get_implementations(self.hass, DOMAIN))
+        except ImplementationUnavailableError:
+            return False
+
+    async def async_step_server(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """The server's form (the `user` step's, whichever way it opened)."""
         errors: dict[str, str] = {}
         if user_input is not None:
             try:
@@ -195,11 +285,84 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
             ],
         )
 
+    async def async_step_sign_in(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Name the sign-in and give its service's URLs and scopes; then pick
+        an application credential and sign in (Home Assistant's OAuth2 steps).
+
+        Reconfigure opens it too, with the sign-in's values, to sign in again.
+        """
+        errors: dict[str, str] = {}
+        current: Mapping[str, Any] = user_input or {}
+        if self.source == SOURCE_RECONFIGURE:
+            current = user_input or self._get_reconfigure_entry().data
+        if user_input is not None:
+            service, errors = _sign_in_data(user_input)
+            if not errors and self._name_taken(service[CONF_SIGN_IN]):
+                errors[CONF_SIGN_IN] = "sign_in_name_taken"
+            if not errors:
+                self._service = service
+                return await self.async_step_pick_implementation()
+        return self.async_show_form(
+            step_id="sign_in",
+            data_schema=_sign_in_schema(current),
+            errors=errors,
+        )
+
+    def _name_taken(self, name: str) -> bool:
+        """Whether another sign-in has the name (the one being signed in
+        again keeps its own)."""
+        own = (
+            self.context.get("entry_id")
+            if self.source in (SOURCE_REAUTH, SOURCE_RECONFIGURE)
+            else None
+        )
+        return any(
+            is_sign_in(entry) and entry.data[CONF_SIGN_IN] == name
+            for entry in self._async_current_entries(include_ignore=False)
+            if entry.entry_id != own
+        )
+
+    @override
+    async def async_step_auth(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Send the user to the service: the picked credential at the
+        sign-in's URLs."""
+        if isinstance(self.flow_impl, Credential) and self._service is not None:
+            self.flow_impl = ServiceOAuth2(self.hass, self.flow_impl, self._service)
+        return await super().async_step_auth(user_input)
+
+    @override
+    async def async_oauth_create_entry(self, data: dict[str, Any]) -> ConfigFlowResult:
+        """Keep the token with the sign-in's service; signing in again
+        updates the sign-in's entry."""
+        assert self._service is not None  # the sign_in step set it
+        data = {**self._service, **data}
+        if self.source == SOURCE_REAUTH:
+            return self.async_update_reload_and_abort(
+                self._get_reauth_entry(),
+                data=data,
+                title=data[CONF_SIGN_IN],
+                reason="sign_in_updated",
+            )
+        if self.source == SOURCE_RECONFIGURE:
+            return self.async_update_reload_and_abort(
+                self._get_reconfigure_entry(),
+                data=data,
+                title=data[CONF_SIGN_IN],
+                reason="sign_in_updated",
+            )
+        return self.async_create_entry(title=data[CONF_SIGN_IN], data=data)
+
     async def async_step_reconfigure(
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
-        """Change the server address or key."""
+        """Change the server address or key, or a sign-in's service."""
         entry = self._get_reconfigure_entry()
+        if is_sign_in(entry):
+            return await self.async_step_sign_in()
         errors: dict[str, str] = {}
         if user_input is not None:
             try:
@@ -224,8 +387,36 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
     async def async_step_reauth(
         self, entry_data: Mapping[str, Any]
     ) -> ConfigFlowResult:
-        """The server refused the key, at setup or during a turn."""
+        """The server refused the key, at setup or during a turn; or a
+        sign-in's service refused to renew its token."""
+        if CONF_SIGN_IN in entry_data:
+            self._service = {
+                key: entry_data[key]
+                for key in (
+                    CONF_SIGN_IN,
+                    CONF_AUTHORIZE_URL,
+                    CONF_TOKEN_URL,
+                    CONF_SCOPES,
+                )
+            }
+            return await self.async_step_reauth_sign_in()
         return await self.async_step_reauth_confirm()
+
+    async def async_step_reauth_sign_in(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """Say which sign-in expired; then sign in again with its credential
+        (or another one, when it was removed)."""
+        entry = self._get_reauth_entry()
+        if user_input is not None:
+            return await self.async_step_pick_implementation(
+                {"implementation": entry.data["auth_implementation"]}
+            )
+        return self.async_show_form(
+            step_id="reauth_sign_in",
+            data_schema=probatio.Schema({}),
+            description_placeholders={"name": entry.title},
+        )
 
     async def async_step_reauth_confirm(
         self, user_input: dict[str, Any] | None = None
@@ -277,10 +468,19 @@ class HttpToolsAgentConfigFlow(ConfigFlow, domain=DOMAIN):
     @classmethod
     @callback
     @override
+    def async_supports_options_flow(cls, config_entry: ConfigEntry) -> bool:
+        """A server has options; a sign-in has none."""
+        return not is_sign_in(config_entry)
+
+    @classmethod
+    @callback
+    @override
     def async_get_supported_subentry_types(
         cls, config_entry: ConfigEntry
     ) -> dict[str, type[ConfigSubentryFlow]]:
         """Agents and AI tasks are subentries of a server."""
+        if is_sign_in(config_entry):
+            return {}
         return {
             SUBENTRY_CONVERSATION: ConversationFlowHandler,
             SUBENTRY_AI_TASK: AITaskFlowHandler,

@@ -118,3 +118,10 @@ SOURCE_REQUEST: Final = "request"
 SOURCE_FILE: Final = "file"
 SOURCE_OPTIONS: Final = "options"
 SOURCE_NONE: Final = "none"
+
+# A sign-in (a config entry of its own): an OAuth2 account whose access
+# token tools send (`auth: {"type": "oauth2", "sign_in": name}`).
+CONF_SIGN_IN: Final = "sign_in"
+CONF_AUTHORIZE_URL: Final = "authorize_url"
+CONF_TOKEN_URL: Final = "token_url"  # noqa: S105  (a key, not a token)
+CONF_SCOPES: Final = "scopes"

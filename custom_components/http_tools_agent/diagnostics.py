@@ -1,6 +1,7 @@
 """Diagnostics: configuration, active tools, the server's kind and
 capabilities, each agent's profile and why, what the agents made up for, and
-recent errors, without secrets.
+recent errors, without secrets. A sign-in's: its service and when its
+token expires, never the token.
 
 Redacted: the API key, the secrets (listed by name only), every header value
 of every tool (headers carry credentials), passwords in URLs and the values of
@@ -14,7 +15,7 @@ from __future__ import annotations
 from typing import Any
 
 from homeassistant.components.diagnostics import async_redact_data
-from homeassistant.config_entries import ConfigEntryState
+from homeassistant.config_entries import ConfigEntry, ConfigEntryState
 from homeassistant.const import CONF_API_KEY
 from homeassistant.core import HomeAssistant
 
@@ -31,6 +32,10 @@ from .runtime import HttpToolsConfigEntry
 from .server.profiles import choose_profile
 from .tools.agent_tools import chosen_tools, missing_tools
 from .tools.entry_tools import secrets_of
+from .tools.sign_in import is_sign_in
+
+# What a sign-in's token may show: no token of any kind.
+_TOKEN_SHOWN = ("expires_at", "expires_in", "scope", "token_type")
 
 TO_REDACT = {CONF_API_KEY}
 
@@ -39,6 +44,8 @@ async def async_get_config_entry_diagnostics(
     hass: HomeAssistant, entry: HttpToolsConfigEntry
 ) -> dict[str, Any]:
     """Return the entry's diagnostics."""
+    if is_sign_in(entry):
+        return _sign_in_diagnostics(entry)
     data = async_redact_data(dict(entry.data), TO_REDACT)
     if isinstance(base_url := data.get(CONF_BASE_URL), str):
         data[CONF_BASE_URL] = redact_url(base_url)
@@ -119,3 +126,11 @@ async def async_get_config_entry_diagnostics(
         for error in runtime.recent_errors
     ]
     return result
+
+
+def _sign_in_diagnostics(entry: ConfigEntry[Any]) -> dict[str, Any]:
+    """A sign-in: its service and credential, and its token's expiry only."""
+    data = {key: value for key, value in entry.data.items() if key != "token"}
+    token = entry.data.get("token") or {}
+    data["token"] = {key: token[key] for key in _TOKEN_SHOWN if key in token}
+    return {"data": data, "state": entry.state.value}

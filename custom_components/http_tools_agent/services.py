@@ -40,6 +40,7 @@ from .runtime import HttpToolsConfigEntry
 from .tools.entry_tools import EntryTools
 from .tools.llm_api import async_run_tool
 from .tools.openapi_import import OpenApiImportError, OpenApiSource, async_import
+from .tools.sign_in import is_sign_in
 
 SERVICE_SET_TOOLS = "set_tools"
 SERVICE_GET_TOOLS = "get_tools"
@@ -77,7 +78,24 @@ def resolve_entry(hass: HomeAssistant, entry_id: str | None) -> HttpToolsConfigE
 
     Raises ServiceValidationError naming what is wrong.
     """
+    if entry_id is None:
+        # A sign-in is an entry too, never the one meant.
+        servers = [
+            entry
+            for entry in hass.config_entries.async_entries(
+                DOMAIN, include_ignore=False, include_disabled=False
+            )
+            if not is_sign_in(entry)
+        ]
+        if len(servers) == 1:
+            entry_id = servers[0].entry_id
     entry: HttpToolsConfigEntry = service.async_get_config_entry(hass, DOMAIN, entry_id)
+    if is_sign_in(entry):
+        raise ServiceValidationError(
+            translation_domain=DOMAIN,
+            translation_key="entry_is_sign_in",
+            translation_placeholders={"name": entry.title},
+        )
     return entry
 
 

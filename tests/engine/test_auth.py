@@ -1,6 +1,7 @@
-"""HTTP basic and digest authentication against servers on 127.0.0.1 that
-check the credentials as the services do (AdGuard Home's basic, a Shelly's
-digest with SHA-256 or MD5); the password never in any text."""
+"""HTTP basic, digest and OAuth2 authentication against servers on
+127.0.0.1 that check the credentials as the services do (AdGuard Home's
+basic, a Shelly's digest with SHA-256 or MD5, a bearer token); the password
+or token never in any text."""
 
 from __future__ import annotations
 
@@ -9,6 +10,7 @@ from typing import Any
 import aiohttp
 import pytest
 
+from custom_components.http_tools_agent.engine.auth import SignInUnavailable
 from custom_components.http_tools_agent.engine.definitions import (
     ToolDefinition,
     ToolDefinitionError,
@@ -124,6 +126,18 @@ async def test_echoed_credentials_are_hidden(
             "auth.realm",
             "unknown",
         ),
+        ({"type": "oauth2"}, "auth.sign_in", "is required"),
+        ({"type": "oauth2", "sign_in": "my account"}, "auth.sign_in", "1-64 letters"),
+        (
+            {"type": "oauth2", "sign_in": "s", "password": "{secret:pw}"},
+            "auth.password",
+            "has no place",
+        ),
+        (
+            {"type": "basic", "username": "u", "password": "p", "sign_in": "s"},
+            "auth.sign_in",
+            'belongs to "type": "oauth2"',
+        ),
     ],
 )
 def test_bad_auth_names_its_field(
@@ -143,3 +157,81 @@ def test_bad_auth_names_its_field(
     assert any(
         p.field == field and message in p.message for p in caught.value.problems
     ), caught.value.problems
+
+
+TOKEN = "ya29.a0AfB_token-of-the-sign-in"
+
+
+async def test_oauth2_sends_the_sign_ins_token(
+    service: ServiceServer, session: aiohttp.ClientSession
+) -> None:
+    """The token the caller gives for the sign-in named, as a bearer token
+    (over an Authorization header the tool wrote); a server that echoes it
+    never hands it to the model."""
+    service.route("/status", body=b"", bearer=TOKEN)
+    (definition,) = parse_tools(
+        [
+            {
+                "name": "t",
+                "url": service.url + "/status",
+                "method": "GET",
+                "headers": {"Authorization": "Bearer stale"},
+                "auth": {"type": "oauth2", "sign_in": "google"},
+            }
+        ]
+    )
+    asked: list[str] = []
+
+    async def token(name: str) -> str:
+        asked.append(name)
+        return TOKEN
+
+    await run_tool(session, definition, {}, tokens=token)
+    assert service.arrived[0].headers["Authorization"] == f"Bearer {TOKEN}"
+    service.route("/status", body=f"you sent Bearer {TOKEN}".encode(), bearer=TOKEN)
+
+    result = await run_tool(session, definition, {}, tokens=token)
+
+    assert result.text == "you sent ***"
+    assert asked == ["google", "google"]
+    assert definition.as_dict()["auth"] == {"type": "oauth2", "sign_in": "google"}
+
+
+@pytest.mark.parametrize(
+    ("sign_in_again", "outcome"),
+    [(True, Outcome.SIGNED_OUT), (False, Outcome.UNREACHABLE)],
+)
+async def test_no_token_sends_nothing(
+    service: ServiceServer,
+    session: aiohttp.ClientSession,
+    sign_in_again: bool,
+    outcome: Outcome,
+) -> None:
+    """Without a token the request is not sent: the model reads what the
+    token source said, the outcome says whether the user must sign in."""
+    service.route("/status", body=b"{}")
+    (definition,) = parse_tools(
+        [
+            {
+                "name": "t",
+                "url": service.url + "/status",
+                "method": "GET",
+                "auth": {"type": "oauth2", "sign_in": "google"},
+            }
+        ]
+    )
+
+    async def token(name: str) -> str:
+        raise SignInUnavailable(
+            f"Error: no token for {name}", "no token", sign_in_again=sign_in_again
+        )
+
+    result = await run_tool(session, definition, {}, tokens=token)
+    alone = await run_tool(session, definition, {})
+
+    assert (result.outcome, result.text) == (outcome, "Error: no token for google")
+    assert (alone.outcome, alone.text) == (
+        Outcome.SIGNED_OUT,
+        "Error: tool 't' needs the sign-in 'google', which is not set up",
+    )
+    assert service.arrived == []

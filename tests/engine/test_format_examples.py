@@ -2,7 +2,7 @@
 
 A tool block with `<!-- docs-test: run {arguments} -->` on the line before
 is run against a server on 127.0.0.1 (its URLs pointed there, each secret
-given a value); the blocks after it, up to the next such tool, say what
+given a value, each sign-in a token the server asks for); the blocks after it, up to the next such tool, say what
 happens: `answer /path` is what the service answers there (JSON),
 `sent` the first request that must arrive (`METHOD /path`, then its body;
 secrets as `***`), `twice` every request that arrives when the tool is
@@ -84,14 +84,31 @@ async def test_example_runs_as_the_page_says(
     if definition.auth is not None and definition.auth.type == "basic":
         password = _SECRET.sub(lambda m: secrets[m[1]], definition.auth.password)
         basic = (definition.auth.username, password)
+    # A sign-in's tool gets a token of its own, which the service checks.
+    tokens = {name: f"token-of-{name}" for name in definition.sign_ins}
+    bearer = next(iter(tokens.values()), None)
     for path, body in example.answers.items():
-        service.route(path, body=body, content_type="application/json", basic=basic)
+        service.route(
+            path,
+            body=body,
+            content_type="application/json",
+            basic=basic,
+            bearer=bearer,
+        )
+
+    async def token(name: str) -> str:
+        return tokens[name]
 
     store = SessionStore()
     runs = 2 if example.twice is not None else 1
     for _ in range(runs):
         result = await run_tool(
-            session, definition, example.arguments, secrets=secrets, sessions=store
+            session,
+            definition,
+            example.arguments,
+            secrets=secrets,
+            sessions=store,
+            tokens=token,
         )
 
     if example.sent is not None:

@@ -1,8 +1,11 @@
-"""HTTP authentication of a tool's request: basic and digest.
+"""HTTP authentication of a tool's request: basic, digest and OAuth2.
 
 ``"auth": {"type": "basic" | "digest", "username": "...", "password":
 "{secret:pw}"}``: fixed text and ``{secret:name}`` only, never an argument (the
-model must not choose credentials). aiohttp does the work: ``encode_basic_auth`` for
+model must not choose credentials). ``{"type": "oauth2", "sign_in": "spotify"}``
+sends ``Authorization: Bearer <token>`` with the access token of a sign-in
+the caller holds (:class:`TokenSource`: Home Assistant's OAuth2 session,
+refreshed before use); the engine never sees a refresh token. aiohttp does the work: ``encode_basic_auth`` for
 basic (the ``Authorization`` header), ``DigestAuthMiddleware`` (RFC 7616: MD5, SHA-256, SHA-512, their
 ``-sess`` forms, qop ``auth`` and ``auth-int``) for digest, given to this one
 request (a per-request middleware), so Home Assistant's shared session is
@@ -12,7 +15,7 @@ request's secret values: no text ever shows them.
 
 from __future__ import annotations
 
-from collections.abc import Mapping, Sequence
+from collections.abc import Awaitable, Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, Literal
 
@@ -20,32 +23,59 @@ import aiohttp
 from aiohttp import ClientSession
 from aiohttp.client_middlewares import ClientMiddlewareType
 
-AUTH_TYPES = ("basic", "digest")
-AUTH_FIELDS = ("type", "username", "password")
+AUTH_TYPES = ("basic", "digest", "oauth2")
+AUTH_FIELDS = ("type", "username", "password", "sign_in")
 
-type AuthType = Literal["basic", "digest"]
+type AuthType = Literal["basic", "digest", "oauth2"]
+
+# What a caller gives for ``oauth2``: the access token of the sign-in named,
+# valid now, or :class:`SignInUnavailable`.
+type TokenSource = Callable[[str], Awaitable[str]]
+
+
+class SignInUnavailable(Exception):
+    """No token for a sign-in. ``text`` is what the model reads;
+    ``sign_in_again``: the user must act (not set up, or the provider
+    refused to renew it), else its provider did not answer."""
+
+    def __init__(self, text: str, reason: str, *, sign_in_again: bool) -> None:
+        super().__init__(reason)
+        self.text = text
+        self.reason = reason
+        self.sign_in_again = sign_in_again
 
 
 @dataclass(frozen=True, slots=True)
 class Auth:
-    """What a definition says: the type and the two templates."""
+    """What a definition says: the type and the two templates (basic,
+    digest), or the sign-in whose token is sent (oauth2)."""
 
     type: AuthType
-    username: str
-    password: str
+    username: str = ""
+    password: str = ""
+    sign_in: str = ""
 
     def as_dict(self) -> dict[str, Any]:
         """Back to the file format."""
+        if self.type == "oauth2":
+            return {"type": self.type, "sign_in": self.sign_in}
         return {"type": self.type, "username": self.username, "password": self.password}
 
 
 @dataclass(frozen=True, slots=True)
 class Credentials:
-    """An :class:`Auth` with its secrets filled in, for one request."""
+    """An :class:`Auth` with its secrets filled in, for one request
+    (``password`` holds oauth2's access token)."""
 
     type: AuthType
     username: str
     password: str
+
+    def header(self) -> str | None:
+        """The ``Authorization`` value basic and oauth2 send."""
+        if self.type == "oauth2":
+            return f"Bearer {self.password}"
+        return self.basic()
 
     def basic(self) -> str | None:
         """The ``Authorization`` value of a basic request (UTF-8, RFC 7617's
@@ -62,10 +92,11 @@ class Credentials:
         return aiohttp.DigestAuthMiddleware(self.username, self.password)
 
     def hidden(self) -> tuple[str, ...]:
-        """Values no text may show: the password and basic's header value."""
+        """Values no text may show: the password or token and the header
+        value made of it."""
         values = [self.password]
-        if (header := self.basic()) is not None:
-            values += [header, header.removeprefix("Basic ")]
+        if (header := self.header()) is not None:
+            values += [header, header.partition(" ")[2]]
         return tuple(values)
 
 
@@ -93,10 +124,10 @@ def request_options(
 def auth_headers(
     headers: Mapping[str, str], credentials: Credentials | None
 ) -> dict[str, str]:
-    """``headers`` with basic's ``Authorization`` (it replaces one the tool
-    wrote: the ``auth`` field says what the server gets)."""
+    """``headers`` with basic's or oauth2's ``Authorization`` (it replaces
+    one the tool wrote: the ``auth`` field says what the server gets)."""
     out = dict(headers)
-    if credentials is None or (header := credentials.basic()) is None:
+    if credentials is None or (header := credentials.header()) is None:
         return out
     out = {key: value for key, value in out.items() if key.lower() != "authorization"}
     out["Authorization"] = header

@@ -3,7 +3,8 @@ policy, sent and read (:func:`send_step`), the tool's login reused from its
 :class:`~.sessions.SessionStore` or made and kept, and the steps after it run
 again once, after a new login, when one of them is refused (401, 403). A
 request that may be repeated is sent again when the server is busy or drops
-the connection (:mod:`.retries`).
+the connection (:mod:`.retries`). The access tokens of the sign-ins the
+steps name (oauth2) are asked for once, before the first step.
 :mod:`.executor` turns the last answer into the model's text; every failure
 here is a :class:`StepFailure` with the text a single request would give.
 """
@@ -20,6 +21,7 @@ from typing import Any
 import aiohttp
 from yarl import URL
 
+from .auth import SignInUnavailable, TokenSource
 from .bodies import Body, BodyKind, error_page_summary, read_body
 from .definitions import ToolDefinition
 from .fields import http_method
@@ -53,6 +55,9 @@ class Outcome(StrEnum):
     # Nothing was sent: the arguments or the request are invalid, or the
     # host policy does not allow its host.
     NOT_SENT = "not_sent"
+    # Not sent: the user must sign in (again) to the service the tool's
+    # oauth2 sign-in names.
+    SIGNED_OUT = "signed_out"
 
 
 def scrub(
@@ -134,6 +139,9 @@ class Call:
     deadline: float | None = None
     retry_delays: tuple[float, ...] = RETRY_DELAYS
     retries: int = 0
+    # Where the sign-ins' access tokens come from, and those this call got.
+    token_source: TokenSource | None = None
+    tokens: dict[str, str] = field(default_factory=dict)
 
     @property
     def hidden(self) -> frozenset[str]:
@@ -158,6 +166,7 @@ def prepare(call: Call, step: Step) -> PreparedRequest:
             step=step,
             earlier=call.earlier,
             hidden=call.hidden,
+            tokens=call.tokens,
         )
     except MissingStepValue as err:
         reason = f"step '{step.name}' was not sent: step '{err.source}' {err.what}"
@@ -372,6 +381,31 @@ def _logout(call: Call, step: Step) -> PreparedRequest | None:
     return prepared
 
 
+async def _fetch_tokens(call: Call) -> None:
+    """The access token of each sign-in the call's steps name, valid now
+    (the source refreshes it); none sent when one is missing."""
+    definition = call.definition
+    for name in sorted(definition.sign_ins):
+        try:
+            if call.token_source is None:
+                raise SignInUnavailable(
+                    f"Error: tool '{definition.name}' needs the sign-in '{name}', "
+                    "which is not set up",
+                    "sign-in not set up",
+                    sign_in_again=True,
+                )
+            token = await call.token_source(name)
+        except SignInUnavailable as err:
+            raise StepFailure(
+                err.text,
+                err.reason,
+                Outcome.SIGNED_OUT if err.sign_in_again else Outcome.UNREACHABLE,
+                method=http_method(definition.requests[0].method),
+            ) from None
+        call.tokens[name] = token
+        call.secrets.extend((token, f"Bearer {token}"))
+
+
 def _refused(call: Call, step: Step, failure: StepFailure) -> StepFailure:
     """A login the service refused says so, naming the tool and the step."""
     if failure.status not in REFUSED_STATUSES:
@@ -389,6 +423,7 @@ async def run_steps(
     runs again from the login, once. ``on_step`` is told each step as it
     starts (the executor names it when the call times out).
     """
+    await _fetch_tokens(call)
     steps = call.definition.requests
     first = login_step(call.definition.steps)
     login: Login | None = None

@@ -252,6 +252,15 @@ class ToolDefinition:
         return names
 
     @property
+    def sign_ins(self) -> frozenset[str]:
+        """The sign-ins whose tokens the tool's requests send (oauth2)."""
+        return frozenset(
+            step.auth.sign_in
+            for step in self.requests
+            if step.auth is not None and step.auth.type == "oauth2"
+        )
+
+    @property
     def header_placeholders(self) -> frozenset[str]:
         """Names used in header values (secrets: callers redact them)."""
         names: frozenset[str] = frozenset()

@@ -35,6 +35,7 @@ from typing import Any
 
 import aiohttp
 
+from .auth import TokenSource
 from .bodies import Body, BodyKind, Picture, size_words
 from .call_steps import Call, Outcome, StepFailure, hide, run_steps
 from .definitions import ToolDefinition
@@ -179,6 +180,7 @@ async def run_tool(
     sessions: SessionStore | None = None,
     retry_delays: tuple[float, ...] = RETRY_DELAYS,
     pictures: bool = False,
+    tokens: TokenSource | None = None,
 ) -> ToolRunResult:
     """Run ``definition`` with ``arguments``; every failure becomes text.
 
@@ -191,7 +193,9 @@ async def run_tool(
     the pauses before each new try of a request that may be repeated (its
     count is how many new tries at most); ``pictures``: a JPEG or PNG answer
     read whole (at most ``max_bytes``) comes back as the result's
-    ``picture`` too, for a model that reads images.
+    ``picture`` too, for a model that reads images; ``tokens`` gives the
+    access token of each sign-in an oauth2 ``auth`` names (None: none is
+    set up).
     """
     started = time.monotonic()
     shape = definition.response
@@ -227,6 +231,7 @@ async def run_tool(
         sessions,
         deadline=asyncio.get_running_loop().time() + seconds,
         retry_delays=tuple(retry_delays),
+        token_source=tokens,
     )
 
     def finish(

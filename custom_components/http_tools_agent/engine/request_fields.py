@@ -13,7 +13,7 @@ from typing import Any
 from .auth import AUTH_FIELDS, AUTH_TYPES, Auth
 from .fields import BODY_FORMATS, HEADER_CONTROL_RE, QUERY_METHODS, check_template
 from .problems import FieldProblems, object_field, string_field, type_name
-from .templates import Secret, parse_template
+from .templates import PLACEHOLDER_NAME_RE, Secret, parse_template
 
 
 def body_templates(body: Any, where: str = "body") -> list[tuple[str, str]]:
@@ -139,7 +139,7 @@ def _credential(raw: object, field: str, out: FieldProblems) -> str | None:
 
 
 def parse_auth(raw: object, out: FieldProblems, *, prefix: str = "") -> Auth | None:
-    """The request's HTTP authentication (basic or digest), or None."""
+    """The request's HTTP authentication (basic, digest or oauth2), or None."""
     field = f"{prefix}auth"
     if raw is None:
         return None
@@ -151,6 +151,10 @@ def parse_auth(raw: object, out: FieldProblems, *, prefix: str = "") -> Auth | N
     if kind not in AUTH_TYPES:
         allowed = ", ".join(f'"{name}"' for name in AUTH_TYPES)
         out.add(f"{field}.type", f"must be one of {allowed}")
+    elif kind == "oauth2":
+        return _parse_oauth2(raw, field, out)
+    if "sign_in" in raw and kind in AUTH_TYPES:
+        out.add(f"{field}.sign_in", 'belongs to "type": "oauth2"')
     username = _credential(raw.get("username"), f"{field}.username", out)
     password = _credential(raw.get("password"), f"{field}.password", out)
     if username is not None and ":" in "".join(
@@ -160,6 +164,29 @@ def parse_auth(raw: object, out: FieldProblems, *, prefix: str = "") -> Auth | N
     if out.count != before or username is None or password is None:
         return None
     return Auth("basic" if kind == "basic" else "digest", username, password)
+
+
+def _parse_oauth2(
+    raw: Mapping[Any, Any], field: str, out: FieldProblems
+) -> Auth | None:
+    """``{"type": "oauth2", "sign_in": name}``: the token comes from the
+    sign-in, so a username or password has no place."""
+    before = out.count
+    for other in ("username", "password"):
+        if other in raw:
+            out.add(
+                f"{field}.{other}",
+                'has no place with "type": "oauth2": the token comes from the sign-in',
+            )
+    name = string_field(raw.get("sign_in"), f"{field}.sign_in", out)
+    if name is not None and PLACEHOLDER_NAME_RE.fullmatch(name) is None:
+        out.add(
+            f"{field}.sign_in",
+            "must be the name of a sign-in: 1-64 letters, digits, '_' or '-'",
+        )
+    if out.count != before or name is None:
+        return None
+    return Auth("oauth2", sign_in=name)
 
 
 def sent_as_dict(

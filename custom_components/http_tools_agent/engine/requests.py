@@ -249,10 +249,24 @@ def _render_header(
 
 
 def _credentials(
-    step: Step, definition: ToolDefinition, renderer: Renderer
+    step: Step,
+    definition: ToolDefinition,
+    renderer: Renderer,
+    tokens: Mapping[str, str],
 ) -> Credentials | None:
     if step.auth is None:
         return None
+    if step.auth.type == "oauth2":
+        token = tokens.get(step.auth.sign_in)
+        if not token:  # the caller fetches every token before building
+            raise RequestBuildError(
+                f"Error: tool '{definition.name}' has no token of the sign-in "
+                f"'{step.auth.sign_in}'",
+                "not signed in",
+            )
+        credentials = Credentials("oauth2", "", token)
+        renderer.secret_values.extend(credentials.hidden())
+        return credentials
     try:
         username = renderer.join(parse_template(step.auth.username))
         password = renderer.join(parse_template(step.auth.password))
@@ -301,13 +315,15 @@ def build_request(
     step: Step | None = None,
     earlier: Mapping[str, Any] | None = None,
     hidden: frozenset[str] = frozenset(),
+    tokens: Mapping[str, str] | None = None,
 ) -> PreparedRequest:
     """Build the request for one call; raise :class:`RequestBuildError`.
 
     ``secrets`` fill the ``{secret:name}`` references; arguments never do.
     ``step`` is the request of a composite tool to build (default: the
     first), ``earlier`` the JSON of the steps before it, by name; the values
-    read from the ``hidden`` steps (a login's) count as secrets.
+    read from the ``hidden`` steps (a login's) count as secrets; ``tokens``
+    are the access tokens of the sign-ins an oauth2 ``auth`` names.
     """
     step = step if step is not None else definition.requests[0]
     method = http_method(step.method)
@@ -377,7 +393,7 @@ def build_request(
         name.lower() == "content-type" for name in headers
     ):
         headers["Content-Type"] = _CONTENT_TYPES.get(body_format, JSON_CONTENT_TYPE)
-    credentials = _credentials(step, definition, renderer)
+    credentials = _credentials(step, definition, renderer, tokens or {})
     url = base
     if has_query:
         url += "?" + query

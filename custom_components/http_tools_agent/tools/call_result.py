@@ -26,6 +26,8 @@ class CallOutcome(StrEnum):
     HTTP_ERROR = "http_error"  # the service answered with an error status
     UNREACHABLE = "unreachable"  # the request got no answer
     NOT_SENT = "not_sent"  # invalid arguments, or a host the policy refuses
+    # Not sent: the user must sign in (again) to the tool's service.
+    SIGNED_OUT = "signed_out"
     # A rule of the agent did not let it run (a change nobody asked for, a
     # call copied from a result, over the turn's limit, an id nobody read).
     REFUSED = "refused"
@@ -55,6 +57,7 @@ _FROM_REQUEST = {
     RequestOutcome.HTTP_ERROR: CallOutcome.HTTP_ERROR,
     RequestOutcome.UNREACHABLE: CallOutcome.UNREACHABLE,
     RequestOutcome.NOT_SENT: CallOutcome.NOT_SENT,
+    RequestOutcome.SIGNED_OUT: CallOutcome.SIGNED_OUT,
 }
 
 

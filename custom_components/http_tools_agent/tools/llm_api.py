@@ -26,6 +26,7 @@ from ..engine.definitions import ToolDefinition
 from ..engine.executor import ToolRunResult, run_tool
 from ..redact import REDACTED
 from .call_result import CallOutcome, CallResult
+from .sign_in import token_source
 
 if TYPE_CHECKING:
     from ..runtime import HttpToolsConfigEntry, HttpToolsRuntime
@@ -195,6 +196,8 @@ class HttpTool(llm.Tool):
                 # Logins kept across calls, dropped with the tools.
                 sessions=runtime.tools.sessions,
                 pictures=pictures,
+                # The sign-ins' tokens, refreshed when due (`sign_in.py`).
+                tokens=token_source(hass),
             )
         runtime.record_run(result)
         # The arguments as sent (converted), so automations see what ran.

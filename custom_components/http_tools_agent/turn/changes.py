@@ -42,6 +42,7 @@ class Actions:
 _REASONS = {
     CallOutcome.UNREACHABLE: "reason_unreachable",
     CallOutcome.NOT_SENT: "reason_not_sent",
+    CallOutcome.SIGNED_OUT: "reason_signed_out",
     CallOutcome.NO_DEVICE: "reason_no_device",
     CallOutcome.NOT_UNDERSTOOD: "reason_not_understood",
     CallOutcome.FAILED: "reason_refused",
