@@ -3,7 +3,8 @@
 The menu lists the tools by name and offers: add, edit or delete a tool (one
 form per tool: `flows/tool_form.py` its fields, `flows/tool_from_form.py`
 its values back as a checked definition), import tools from an OpenAPI
-document (`flows/openapi.py`), the secrets (a password field; values are
+document (`flows/openapi.py`) and refresh them from its URL
+(`flows/openapi_refresh.py`), the secrets (a password field; values are
 never shown back), the settings with the whole-array JSON editor (import and
 export) and a shortcut that fills that editor with `tools.example.json`.
 Every form checks everything before saving; an invalid form saves nothing.
@@ -25,6 +26,7 @@ from ..const import (
     CONF_AGENT_TOOLS,
     CONF_ALLOWED_HOSTS,
     CONF_MAX_TOOL_ITERATIONS,
+    CONF_OPENAPI_SOURCES,
     CONF_SECRETS,
     CONF_TOOL_RESULT_MAX_CHARS,
     CONF_TOOL_TIMEOUT,
@@ -41,7 +43,8 @@ from ..engine.hosts import HostPolicy
 from ..tools.agent_tools import agents, chosen_tools, renamed_choice
 from ..tools.entry_tools import ToolsFileError, async_read_tools_file, secrets_of
 from .lists import NONE_SHOWN, pick_mode
-from .openapi import STEP_OPENAPI, OpenApiImportSteps
+from .openapi import STEP_OPENAPI
+from .openapi_refresh import STEP_OPENAPI_REFRESH, OpenApiRefreshSteps
 from .settings_form import (
     read_example,
     secret_users,
@@ -65,7 +68,7 @@ FIELD_TOOL = "tool"
 FIELD_DELETE = "tools_to_delete"
 
 
-class HttpToolsOptionsFlow(OpenApiImportSteps):
+class HttpToolsOptionsFlow(OpenApiRefreshSteps):
     """Edit the tools, their secrets and settings; import from OpenAPI."""
 
     def __init__(self) -> None:
@@ -125,7 +128,10 @@ class HttpToolsOptionsFlow(OpenApiImportSteps):
         options = [STEP_ADD_TOOL]
         if self._stored_tools():
             options += [STEP_EDIT_TOOL, STEP_DELETE_TOOL]
-        options += [STEP_OPENAPI, STEP_SECRETS, STEP_SETTINGS, STEP_LOAD_EXAMPLE]
+        options.append(STEP_OPENAPI)
+        if self.config_entry.options.get(CONF_OPENAPI_SOURCES):
+            options.append(STEP_OPENAPI_REFRESH)
+        options += [STEP_SECRETS, STEP_SETTINGS, STEP_LOAD_EXAMPLE]
         return self.async_show_menu(
             step_id="init",
             menu_options=options,
