@@ -129,10 +129,10 @@ def async_report(
             placeholders["url"],
             error.detail,
         )
-        key = ISSUE_FAILED
+        reported = ISSUE_FAILED
         placeholders["error"] = error.detail
     elif refresh is not None and refresh.removed:
-        key = ISSUE_GONE
+        reported = ISSUE_GONE
         placeholders["tools"] = ", ".join(
             f"{r.name} ({r.operation}: {r.reason})" for r in refresh.removed
         )
@@ -145,7 +145,7 @@ def async_report(
         issue,
         is_fixable=False,
         severity=ir.IssueSeverity.WARNING,
-        translation_key=key,
+        translation_key=reported,
         translation_placeholders=placeholders,
     )
 
