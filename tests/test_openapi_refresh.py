@@ -45,20 +45,25 @@ LIGHTS = "/rooms/{room}/lights"
 
 @dataclass
 class DocumentServer(LoopbackServer):
-    """Serves `document` at `/openapi.json?api_key=…` with `status`."""
+    """Serves `document` at `/openapi.json?api_key=…` with `status`, and
+    another service's document at `/other.json`."""
 
     document: dict[str, Any] = field(default_factory=dict)
     status: int = 200
 
     def routes(self, app: web.Application) -> None:
-        """`/openapi.json`."""
+        """`/openapi.json`, `/other.json`."""
 
         async def document(request: web.Request) -> web.Response:
             if self.status != 200:
                 return web.Response(status=self.status, text="upgrading")
             return web.json_response(self.document)
 
+        async def other(request: web.Request) -> web.Response:
+            return web.json_response(lights_app("k", []).openapi())
+
         app.router.add_get("/openapi.json", document)
+        app.router.add_get("/other.json", other)
 
 
 @pytest.fixture
@@ -103,16 +108,16 @@ async def open_refresh(hass: HomeAssistant, entry: MockConfigEntry) -> Any:
     return await submit(hass, result, {"next_step_id": "openapi_refresh"})
 
 
-async def edit_description(
-    hass: HomeAssistant, entry: MockConfigEntry, name: str, text: str
+async def edit_tool(
+    hass: HomeAssistant, entry: MockConfigEntry, which: str, **changes: Any
 ) -> None:
-    """Change a tool's description in the tool editor, as a user does."""
+    """Change a tool's fields in the tool editor, as a user does."""
     result = await hass.config_entries.options.async_init(entry.entry_id)
     result = await submit(hass, result, {"next_step_id": "edit_tool"})
-    result = await submit(hass, result, {"tool": name})
-    (tool,) = (t for t in entry.options["tools"] if t["name"] == name)
+    result = await submit(hass, result, {"tool": which})
+    (tool,) = (t for t in entry.options["tools"] if t["name"] == which)
     values = {k: v for k, v in form_values(tool).items() if v not in (None, "")}
-    result = await submit(hass, result, {**values, "description": text})
+    result = await submit(hass, result, {**values, **changes})
     assert result["type"] is FlowResultType.CREATE_ENTRY, result.get("errors")
 
 
@@ -188,7 +193,7 @@ async def test_a_refresh_shows_its_changes_and_applies_them_only_on_confirm(
     assert result["type"] is FlowResultType.ABORT
     assert result["reason"] == "openapi_up_to_date"
 
-    await edit_description(hass, config_entry, "list_rooms", "Rooms, my words.")
+    await edit_tool(hass, config_entry, "list_rooms", description="Rooms, my words.")
     served.document = version_2(served.document)
     before = dict(config_entry.options)
 
@@ -317,3 +322,40 @@ async def test_a_daily_check_raises_and_clears_the_issue_changing_no_tool(
     await hass.async_block_till_done(wait_background_tasks=True)
     assert issue(hass, config_entry, served) is None
     assert config_entry.options["tools"] == tools
+
+
+async def test_two_urls_and_a_tool_renamed_in_the_editor(
+    hass: HomeAssistant, config_entry: MockConfigEntry, served: DocumentServer
+) -> None:
+    """With tools from two URLs the refresh asks which (keys hidden); a tool
+    renamed in the tool editor is still followed under its new name."""
+    await import_lights(hass, config_entry, served)
+    result = await open_import(hass, config_entry)
+    result = await submit(hass, result, {"openapi_url": f"{served.url}/other.json"})
+    result = await submit(hass, result, {"openapi_operations": ["health_health_get"]})
+    result = await submit(hass, result, {"openapi_server_url": served.url})
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    await edit_tool(hass, config_entry, "list_rooms", name="rooms")
+    served.document = version_2(served.document)
+
+    result = await open_refresh(hass, config_entry)
+    assert result["step_id"] == "openapi_refresh"
+    (field,) = result["data_schema"].schema.values()
+    assert [(o["value"], o["label"]) for o in field.config["options"]] == [
+        ("0", f"{served.url}/openapi.json?api_key=**REDACTED**"),
+        ("1", f"{served.url}/other.json"),
+    ]
+    result = await submit(hass, result, {"openapi_source": "0"})
+    shown = result["description_placeholders"]
+    assert shown["changed"].startswith("`rooms`: description; `set_lights`:")
+    assert shown["untracked"] == "—"
+    result = await submit(hass, result, {})
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert tool(config_entry, "rooms")["description"].endswith(
+        "Every room of the house."
+    )
+    # Nothing ticked: the new operation is not added.
+    assert "get_temperature" not in names(config_entry)
+    result = await open_refresh(hass, config_entry)
+    result = await submit(hass, result, {"openapi_source": "1"})
+    assert result["reason"] == "openapi_up_to_date"

@@ -42,6 +42,7 @@ from ..engine.definitions import ToolDefinitionError, check_secrets, parse_tools
 from ..engine.hosts import HostPolicy
 from ..tools.agent_tools import agents, chosen_tools, renamed_choice
 from ..tools.entry_tools import ToolsFileError, async_read_tools_file, secrets_of
+from ..tools.openapi_refresh import renamed_in
 from .lists import NONE_SHOWN, pick_mode
 from .openapi import STEP_OPENAPI
 from .openapi_refresh import STEP_OPENAPI_REFRESH, OpenApiRefreshSteps
@@ -219,6 +220,9 @@ class HttpToolsOptionsFlow(OpenApiRefreshSteps):
         """
         entry = self.config_entry
         options = {**entry.options, CONF_TOOLS: tools}
+        if old != new and entry.options.get(CONF_OPENAPI_SOURCES):
+            # A tool imported from a URL stays followed under its new name.
+            options[CONF_OPENAPI_SOURCES] = renamed_in(entry.options, old, new)
         self.hass.config_entries.async_update_entry(entry, options=options)
         for subentry in agents(entry) if old != new else []:
             names = chosen_tools(subentry.data)

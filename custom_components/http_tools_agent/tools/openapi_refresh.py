@@ -50,6 +50,11 @@ def with_source(options: Mapping[str, Any], source: Source) -> list[dict[str, An
     return [*(s.as_dict() for s in stored), source.as_dict()]
 
 
+def renamed_in(options: Mapping[str, Any], old: str, new: str) -> list[dict[str, Any]]:
+    """The stored sources once the tool `old` is called `new`."""
+    return [s.renamed(old, new).as_dict() for s in sources_of(options)]
+
+
 def imported_from(
     options: Mapping[str, Any],
     url: str,

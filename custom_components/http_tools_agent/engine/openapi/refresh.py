@@ -16,8 +16,8 @@ user confirmed it. The rules (also in ``docs/openapi.md``):
   document's new value unless you edited it since the import (it differs
   from what the import made): your value stays, the change lists it as kept.
   Fields the import never writes (``enabled``, ``sentences``...) are yours.
-- **No longer followed**: a tool you deleted or renamed; the refresh forgets
-  it and changes nothing in your tools.
+- **No longer followed**: a tool you deleted (or renamed other than in the
+  tool editor); the refresh forgets it and changes nothing in your tools.
 """
 
 from __future__ import annotations
@@ -100,6 +100,15 @@ class Source:
             auth_secret=_text(raw.get("auth_secret")),
             operations=tuple(str(k) for k in raw.get("operations") or []),
             tools=tools,
+        )
+
+    def renamed(self, old: str, new: str) -> Source:
+        """This source once its tool ``old`` is called ``new`` (still followed)."""
+        return replace(
+            self,
+            tools=tuple(
+                replace(t, name=new) if t.name == old else t for t in self.tools
+            ),
         )
 
 
