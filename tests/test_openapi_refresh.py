@@ -16,18 +16,24 @@ from collections.abc import AsyncGenerator
 import copy
 from dataclasses import dataclass, field
 from datetime import timedelta
+import json
 from typing import Any
 
 from aiohttp import web
 from homeassistant.core import HomeAssistant
 from homeassistant.data_entry_flow import FlowResultType
 from homeassistant.helpers import issue_registry as ir
+from homeassistant.setup import async_setup_component
 from homeassistant.util import dt as dt_util
 import pytest
 from pytest_homeassistant_custom_component.common import (
     MockConfigEntry,
     async_fire_time_changed,
 )
+from pytest_homeassistant_custom_component.components.diagnostics import (
+    get_diagnostics_for_config_entry,
+)
+from pytest_homeassistant_custom_component.typing import ClientSessionGenerator
 
 from custom_components.http_tools_agent.const import DOMAIN
 from custom_components.http_tools_agent.flows.tool_form import form_values
@@ -286,6 +292,15 @@ async def test_a_failing_refresh_raises_a_repair_issue_a_good_one_clears(
     hass.config_entries.options.async_abort(result["flow_id"])
     assert config_entry.options["tools"] == tools
 
+    # The service dropped the key the tools were made with.
+    schemas = document["components"]["schemas"]
+    served.document = {**document, "components": {"schemas": schemas}}
+    result = await open_refresh(hass, config_entry)
+    assert result["reason"] == "openapi_refresh_failed"
+    assert result["description_placeholders"]["openapi_error"] == (
+        "the document has no usable security scheme 'APIKeyHeader' (usable: none)"
+    )
+
     # Fixed: the document is whole again; a refresh clears the issue.
     served.document = document
     result = await open_refresh(hass, config_entry)
@@ -359,3 +374,70 @@ async def test_two_urls_and_a_tool_renamed_in_the_editor(
     result = await open_refresh(hass, config_entry)
     result = await submit(hass, result, {"openapi_source": "1"})
     assert result["reason"] == "openapi_up_to_date"
+    # The other URL's one tool deleted: its refresh forgets the URL.
+    result = await hass.config_entries.options.async_init(config_entry.entry_id)
+    result = await submit(hass, result, {"next_step_id": "delete_tool"})
+    result = await submit(hass, result, {"tools_to_delete": ["health"]})
+    result = await open_refresh(hass, config_entry)
+    result = await submit(hass, result, {"openapi_source": "1"})
+    assert result["description_placeholders"]["untracked"] == "`health`"
+    result = await submit(hass, result, {})
+    assert [s["url"] for s in config_entry.options["openapi_sources"]] == [
+        source_url(served)
+    ]
+
+
+async def test_diagnostics_show_the_source_without_its_key(
+    hass: HomeAssistant,
+    hass_client: ClientSessionGenerator,
+    config_entry: MockConfigEntry,
+    served: DocumentServer,
+) -> None:
+    """What the entry remembers is in the diagnostics, keys hidden."""
+    await import_lights(hass, config_entry, served)
+    assert await async_setup_component(hass, "diagnostics", {})
+    diagnostics = await get_diagnostics_for_config_entry(
+        hass, hass_client, config_entry
+    )
+    (remembered,) = diagnostics["options"]["openapi_sources"]
+    assert remembered["url"] == f"{served.url}/openapi.json?api_key=**REDACTED**"
+    assert [t["name"] for t in remembered["tools"]] == [
+        "list_rooms",
+        "get_lights",
+        "set_lights",
+    ]
+    assert remembered["tools"][0]["imported"]["headers"] == {
+        "X-Lights-Key": "**REDACTED**"
+    }
+    assert "d0c-t0ken" not in json.dumps(diagnostics)
+
+
+async def test_a_new_operation_needing_a_removed_secret_is_an_error(
+    hass: HomeAssistant, config_entry: MockConfigEntry, served: DocumentServer
+) -> None:
+    """The tools were deleted, then their secret: a new operation that
+    needs it is refused, naming the secret, and nothing is saved."""
+    await import_lights(hass, config_entry, served)
+    result = await hass.config_entries.options.async_init(config_entry.entry_id)
+    result = await submit(hass, result, {"next_step_id": "delete_tool"})
+    result = await submit(
+        hass, result, {"tools_to_delete": ["list_rooms", "get_lights", "set_lights"]}
+    )
+    result = await hass.config_entries.options.async_init(config_entry.entry_id)
+    result = await submit(hass, result, {"next_step_id": "secrets"})
+    result = await submit(hass, result, {"remove_secrets": ["lights_key"]})
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    served.document = version_2(served.document)
+    before = dict(config_entry.options)
+
+    result = await open_refresh(hass, config_entry)
+    assert result["description_placeholders"]["untracked"] == (
+        "`list_rooms`, `get_lights`, `set_lights`"
+    )
+    result = await submit(hass, result, {"openapi_add": ["get_temperature"]})
+    assert result["errors"] == {"base": "invalid_tools"}
+    assert (
+        "secret 'lights_key' is not defined"
+        in (result["description_placeholders"]["tools_error"])
+    )
+    assert dict(config_entry.options) == before

@@ -121,17 +121,11 @@ class OpenApiRefreshSteps(OpenApiImportSteps):
                 errors["base"] = "invalid_tools"
                 placeholders["tools_error"] = str(err)
             else:
-                options = {**entry.options, CONF_TOOLS: tools}
-                # A URL none of whose tools is left is forgotten.
-                options[CONF_OPENAPI_SOURCES] = (
-                    with_source(entry.options, updated)
-                    if updated.tools
-                    else [
-                        s.as_dict()
-                        for s in sources_of(entry.options)
-                        if s.url != source.url
-                    ]
-                )
+                options = {
+                    **entry.options,
+                    CONF_TOOLS: tools,
+                    CONF_OPENAPI_SOURCES: with_source(entry.options, updated),
+                }
                 ir.async_delete_issue(
                     self.hass, DOMAIN, issue_id(entry.entry_id, source.url)
                 )

@@ -45,9 +45,15 @@ def sources_of(options: Mapping[str, Any]) -> list[Source]:
 
 
 def with_source(options: Mapping[str, Any], source: Source) -> list[dict[str, Any]]:
-    """The stored sources with `source` in place of the one of its URL."""
-    stored = [s for s in sources_of(options) if s.url != source.url]
-    return [*(s.as_dict() for s in stored), source.as_dict()]
+    """The stored sources with `source` in place of the one of its URL (a
+    new URL last); a source that follows no tool any more is forgotten."""
+    stored = sources_of(options)
+    urls = [s.url for s in stored]
+    if source.url in urls:
+        stored[urls.index(source.url)] = source
+    else:
+        stored.append(source)
+    return [s.as_dict() for s in stored if s.tools]
 
 
 def renamed_in(options: Mapping[str, Any], old: str, new: str) -> list[dict[str, Any]]:
