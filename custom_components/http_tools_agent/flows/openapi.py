@@ -37,7 +37,7 @@ from ..engine.hosts import HostPolicy
 from ..engine.openapi.document import OpenApiError
 from ..engine.openapi.mapping import Auth, OpenApiDocument, Operation, trim
 from ..runtime import host_policy
-from ..tools.entry_tools import secrets_of
+from ..tools.entry_tools import secrets_of, tools_of
 from ..tools.openapi_import import (
     ERROR_NO_TOOLS,
     OpenApiImportError,
@@ -83,10 +83,6 @@ class OpenApiImportSteps(OptionsFlow):
 
     def _policy(self) -> HostPolicy:
         return host_policy(self.config_entry.options.get(CONF_ALLOWED_HOSTS) or [])
-
-    def _options_tools(self) -> list[dict[str, Any]]:
-        tools = self.config_entry.options.get(CONF_TOOLS) or []
-        return [dict(t) for t in tools if isinstance(t, dict)]
 
     # -- 1. the document --------------------------------------------------
 
@@ -228,7 +224,7 @@ class OpenApiImportSteps(OptionsFlow):
         document = self._openapi
         assert document is not None
         secrets = secrets_of(self.config_entry.options)
-        stored = self._options_tools()
+        stored = tools_of(self.config_entry.options)
         taken = [str(t.get("name")) for t in stored]
         errors: dict[str, str] = {}
         placeholders = {"openapi_error": ""}

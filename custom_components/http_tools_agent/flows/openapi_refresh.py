@@ -27,7 +27,7 @@ import probatio
 from ..const import CONF_OPENAPI_SOURCES, CONF_TOOLS, DOMAIN
 from ..engine.definitions import ToolDefinitionError, check_secrets, parse_tools
 from ..engine.openapi.refresh import Refresh, Source, apply_refresh
-from ..tools.entry_tools import secrets_of
+from ..tools.entry_tools import secrets_of, tools_of
 from ..tools.openapi_import import OpenApiImportError
 from ..tools.openapi_refresh import (
     async_check,
@@ -92,7 +92,7 @@ class OpenApiRefreshSteps(OpenApiImportSteps):
         if self._refresh is None:
             try:
                 refresh = await async_check(
-                    self.hass, source, self._options_tools(), self._policy()
+                    self.hass, source, tools_of(entry.options), self._policy()
                 )
             except OpenApiImportError as err:
                 async_report(self.hass, entry.entry_id, entry.title, source, error=err)
@@ -113,7 +113,7 @@ class OpenApiRefreshSteps(OpenApiImportSteps):
         placeholders = self._changes(refresh) | {"url": url, "tools_error": ""}
         if user_input is not None:
             add = [str(key) for key in user_input.get(F_ADD) or []]
-            tools, updated = apply_refresh(refresh, self._options_tools(), add)
+            tools, updated = apply_refresh(refresh, tools_of(entry.options), add)
             try:
                 check_secrets(parse_tools(tools), secrets_of(entry.options))
             except ToolDefinitionError as err:

@@ -41,7 +41,12 @@ from ..const import (
 from ..engine.definitions import ToolDefinitionError, check_secrets, parse_tools
 from ..engine.hosts import HostPolicy
 from ..tools.agent_tools import agents, chosen_tools, renamed_choice
-from ..tools.entry_tools import ToolsFileError, async_read_tools_file, secrets_of
+from ..tools.entry_tools import (
+    ToolsFileError,
+    async_read_tools_file,
+    secrets_of,
+    tools_of,
+)
 from ..tools.openapi_refresh import renamed_in
 from .lists import NONE_SHOWN, pick_mode
 from .openapi import STEP_OPENAPI
@@ -81,8 +86,7 @@ class HttpToolsOptionsFlow(OpenApiRefreshSteps):
     # -- helpers ----------------------------------------------------------
 
     def _stored_tools(self) -> list[dict[str, Any]]:
-        tools = self.config_entry.options.get(CONF_TOOLS) or []
-        return [dict(t) for t in tools if isinstance(t, dict)]
+        return tools_of(self.config_entry.options)
 
     def _secrets(self) -> dict[str, str]:
         return secrets_of(self.config_entry.options)

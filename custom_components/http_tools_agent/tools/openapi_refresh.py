@@ -21,12 +21,13 @@ from homeassistant.core import HomeAssistant, callback
 from homeassistant.helpers import issue_registry as ir
 from homeassistant.helpers.event import async_track_time_interval
 
-from ..const import CONF_OPENAPI_SOURCES, CONF_TOOLS, DOMAIN, LOGGER
+from ..const import CONF_OPENAPI_SOURCES, DOMAIN, LOGGER
 from ..engine.hosts import HostPolicy
 from ..engine.openapi.document import OpenApiError
 from ..engine.openapi.mapping import Auth, OpenApiDocument
 from ..engine.openapi.refresh import Refresh, Source, plan_refresh, recorded
 from ..redact import redact_url
+from .entry_tools import tools_of
 from .openapi_import import Imported, OpenApiImportError, async_load, from_engine
 
 if TYPE_CHECKING:
@@ -173,18 +174,13 @@ def async_delete_issues(
             ir.async_delete_issue(hass, DOMAIN, issue)
 
 
-def options_tools(options: Mapping[str, Any]) -> list[dict[str, Any]]:
-    """The tools stored in the options."""
-    return [dict(t) for t in options.get(CONF_TOOLS) or [] if isinstance(t, dict)]
-
-
 async def async_check_sources(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> None:
     """Check every document URL of the entry: raise or clear its issue."""
     options = entry.options
     policy = entry.runtime_data.settings.hosts
     for source in sources_of(options):
         try:
-            refresh = await async_check(hass, source, options_tools(options), policy)
+            refresh = await async_check(hass, source, tools_of(options), policy)
         except OpenApiImportError as err:
             async_report(hass, entry.entry_id, entry.title, source, error=err)
         else:
