@@ -51,6 +51,7 @@ from .tools.entry_tools import (
     tools_file_issue_id,
 )
 from .tools.llm_api import HttpToolsAPI, api_id_for
+from .tools.openapi_refresh import async_check_daily, async_delete_issues
 from .tools.sign_in import SignInEntry, async_setup_sign_in, is_sign_in
 
 PLATFORMS = (Platform.AI_TASK, Platform.CONVERSATION)
@@ -111,6 +112,7 @@ async def async_setup_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) ->
         availability.async_add_listener(lambda: _server_back(hass, entry))
     )
     async_report_missing_tools(hass, entry)
+    async_check_daily(hass, entry)
     entry.async_on_unload(
         llm.async_register_api(hass, HttpToolsAPI.for_entry(hass, entry))
     )
@@ -205,6 +207,7 @@ async def async_remove_entry(hass: HomeAssistant, entry: HttpToolsConfigEntry) -
     ir.async_delete_issue(hass, DOMAIN, tools_file_issue_id(entry.entry_id))
     ir.async_delete_issue(hass, DOMAIN, tool_support_issue_id(entry.entry_id))
     async_delete_agent_issues(hass, entry.entry_id)
+    async_delete_issues(hass, entry.entry_id)
 
 
 def _server_back(hass: HomeAssistant, entry: HttpToolsConfigEntry) -> None:

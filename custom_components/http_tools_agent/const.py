@@ -25,6 +25,8 @@ CONF_TOOL_RESULT_MAX_CHARS: Final = "tool_result_max_chars"
 CONF_SECRETS: Final = "secrets"
 # Hosts tool requests may reach (empty: any).
 CONF_ALLOWED_HOSTS: Final = "allowed_hosts"
+# Document URLs tools were imported from, to refresh them (engine/openapi/refresh.py).
+CONF_OPENAPI_SOURCES: Final = "openapi_sources"
 
 TOOLS_ENABLED_AUTO: Final = "auto"
 TOOLS_ENABLED_ON: Final = "on"

@@ -6,7 +6,8 @@ token expires, never the token.
 Redacted: the API key, the secrets (listed by name only), every header value
 of every tool (headers carry credentials), passwords in URLs and the values of
 query parameters whose name looks like a credential (`key`, `token`,
-`secret`...). Active tools are listed by name only. Each agent shows the tools
+`secret`...), in the tools and in the OpenAPI document URLs they were
+imported from (with the tools as imported). Active tools are listed by name only. Each agent shows the tools
 it chose and those of them that no longer exist.
 """
 
@@ -23,6 +24,7 @@ from .agent_options import AgentOptions
 from .const import (
     CONF_ALLOWED_HOSTS,
     CONF_BASE_URL,
+    CONF_OPENAPI_SOURCES,
     CONF_SECRETS,
     CONF_TOOLS,
     CONF_TOOLS_FILE,
@@ -52,6 +54,8 @@ async def async_get_config_entry_diagnostics(
     options = dict(entry.options)
     if CONF_TOOLS in options:
         options[CONF_TOOLS] = redact_tools(options[CONF_TOOLS])
+    if isinstance(sources := options.get(CONF_OPENAPI_SOURCES), list):
+        options[CONF_OPENAPI_SOURCES] = [_redact_source(s) for s in sources]
     if CONF_SECRETS in options:
         # Names only: a value never leaves the entry.
         options[CONF_SECRETS] = sorted(secrets_of(options))
@@ -134,3 +138,22 @@ def _sign_in_diagnostics(entry: ConfigEntry[Any]) -> dict[str, Any]:
     token = entry.data.get("token") or {}
     data["token"] = {key: token[key] for key in _TOKEN_SHOWN if key in token}
     return {"data": data, "state": entry.state.value}
+
+
+def _redact_source(source: Any) -> Any:
+    """A remembered document URL and the tools as imported, secrets hidden."""
+    if not isinstance(source, dict):
+        return source
+    item = dict(source)
+    if isinstance(url := item.get("url"), str):
+        item["url"] = redact_url(url)
+    if isinstance(server := item.get("server_url"), str):
+        item["server_url"] = redact_url(server)
+    if isinstance(tools := item.get("tools"), list):
+        item["tools"] = [
+            {**t, "imported": redact_tools([t.get("imported")])[0]}
+            if isinstance(t, dict)
+            else t
+            for t in tools
+        ]
+    return item

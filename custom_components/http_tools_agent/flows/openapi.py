@@ -9,7 +9,8 @@
    description) and what it leaves out; the server URL (editable) and,
    where the document declares an API key or bearer scheme, the secret that
    fills it. Saving appends the tools to the options' tools (the tool
-   editor edits them from then on) and reloads the entry.
+   editor edits them from then on) and reloads the entry. A document from a
+   URL is remembered with its tools, for *Refresh* (`flows/openapi_refresh.py`).
 
 Every step checks everything before going on; a failed step saves nothing.
 """
@@ -31,18 +32,19 @@ from homeassistant.helpers.selector import (
 )
 import probatio
 
-from ..const import CONF_ALLOWED_HOSTS, CONF_TOOLS
+from ..const import CONF_ALLOWED_HOSTS, CONF_OPENAPI_SOURCES, CONF_TOOLS
 from ..engine.hosts import HostPolicy
 from ..engine.openapi.document import OpenApiError
 from ..engine.openapi.mapping import Auth, OpenApiDocument, Operation, trim
 from ..runtime import host_policy
-from ..tools.entry_tools import secrets_of
+from ..tools.entry_tools import secrets_of, tools_of
 from ..tools.openapi_import import (
     ERROR_NO_TOOLS,
     OpenApiImportError,
     async_load,
     map_checked,
 )
+from ..tools.openapi_refresh import imported_from
 from .lists import NONE_SHOWN, pick_mode
 
 STEP_OPENAPI = "openapi"
@@ -74,16 +76,13 @@ class OpenApiImportSteps(OptionsFlow):
     """The import's steps, mixed into the options flow."""
 
     _openapi: OpenApiDocument | None = None
+    _openapi_url: str | None = None
     _openapi_verify_ssl: bool = True
     _openapi_chosen: list[str]
     _openapi_search: str = ""
 
     def _policy(self) -> HostPolicy:
         return host_policy(self.config_entry.options.get(CONF_ALLOWED_HOSTS) or [])
-
-    def _options_tools(self) -> list[dict[str, Any]]:
-        tools = self.config_entry.options.get(CONF_TOOLS) or []
-        return [dict(t) for t in tools if isinstance(t, dict)]
 
     # -- 1. the document --------------------------------------------------
 
@@ -113,6 +112,7 @@ class OpenApiImportSteps(OptionsFlow):
                     errors[field] = err.reason
                     placeholders["openapi_error"] = err.detail
                 else:
+                    self._openapi_url = url or None
                     self._openapi_verify_ssl = verify_ssl
                     self._openapi_chosen = []
                     self._openapi_search = ""
@@ -224,7 +224,7 @@ class OpenApiImportSteps(OptionsFlow):
         document = self._openapi
         assert document is not None
         secrets = secrets_of(self.config_entry.options)
-        stored = self._options_tools()
+        stored = tools_of(self.config_entry.options)
         taken = [str(t.get("name")) for t in stored]
         errors: dict[str, str] = {}
         placeholders = {"openapi_error": ""}
@@ -258,9 +258,18 @@ class OpenApiImportSteps(OptionsFlow):
             imported = None
         if user_input is not None and imported is not None and not errors:
             new = [definition.as_dict() for definition in imported.definitions]
-            return self.async_create_entry(
-                data={**self.config_entry.options, CONF_TOOLS: [*stored, *new]}
-            )
+            options = {**self.config_entry.options, CONF_TOOLS: [*stored, *new]}
+            if self._openapi_url:
+                options[CONF_OPENAPI_SOURCES] = imported_from(
+                    self.config_entry.options,
+                    self._openapi_url,
+                    document,
+                    imported,
+                    server_url=server_url,
+                    auth=auth,
+                    verify_ssl=self._openapi_verify_ssl,
+                )
+            return self.async_create_entry(data=options)
         placeholders |= self._preview(imported)
         fields: dict[Any, Any] = {
             probatio.Required(F_SERVER_URL): TextSelector(

@@ -4,10 +4,10 @@ The menu lists the tools by name and offers: add, edit or delete a tool (one
 form per tool: `flows/tool_form.py` its fields, `flows/tool_from_form.py`
 its values back as a checked definition), try a tool's request with typed
 arguments before or after saving it (`flows/try_it.py`), import tools from
-an OpenAPI document (`flows/openapi.py`), the secrets (a password field;
-values are never shown back), the settings with the whole-array JSON editor
-(import and export) and a shortcut that fills that editor with
-`tools.example.json`.
+an OpenAPI document (`flows/openapi.py`) and refresh them from its URL
+(`flows/openapi_refresh.py`), the secrets (a password field; values are
+never shown back), the settings with the whole-array JSON editor (import and
+export) and a shortcut that fills that editor with `tools.example.json`.
 Every form checks everything before saving; an invalid form saves nothing.
 Saved options reload the entry (its update listener), so they apply at once.
 """
@@ -28,6 +28,7 @@ from ..const import (
     CONF_AGENT_TOOLS,
     CONF_ALLOWED_HOSTS,
     CONF_MAX_TOOL_ITERATIONS,
+    CONF_OPENAPI_SOURCES,
     CONF_SECRETS,
     CONF_TOOL_RESULT_MAX_CHARS,
     CONF_TOOL_TIMEOUT,
@@ -42,9 +43,16 @@ from ..const import (
 from ..engine.definitions import ToolDefinitionError, check_secrets, parse_tools
 from ..engine.hosts import HostPolicy
 from ..tools.agent_tools import agents, chosen_tools, renamed_choice
-from ..tools.entry_tools import ToolsFileError, async_read_tools_file, secrets_of
+from ..tools.entry_tools import (
+    ToolsFileError,
+    async_read_tools_file,
+    secrets_of,
+    tools_of,
+)
+from ..tools.openapi_refresh import renamed_in
 from .lists import NONE_SHOWN, pick_mode
-from .openapi import STEP_OPENAPI, OpenApiImportSteps
+from .openapi import STEP_OPENAPI
+from .openapi_refresh import STEP_OPENAPI_REFRESH, OpenApiRefreshSteps
 from .settings_form import (
     read_example,
     secret_users,
@@ -69,7 +77,7 @@ FIELD_TOOL = "tool"
 FIELD_DELETE = "tools_to_delete"
 
 
-class HttpToolsOptionsFlow(OpenApiImportSteps, TryItSteps):
+class HttpToolsOptionsFlow(OpenApiRefreshSteps, TryItSteps):
     """Edit the tools, their secrets and settings; import from OpenAPI."""
 
     def __init__(self) -> None:
@@ -81,8 +89,7 @@ class HttpToolsOptionsFlow(OpenApiImportSteps, TryItSteps):
     # -- helpers ----------------------------------------------------------
 
     def _stored_tools(self) -> list[dict[str, Any]]:
-        tools = self.config_entry.options.get(CONF_TOOLS) or []
-        return [dict(t) for t in tools if isinstance(t, dict)]
+        return tools_of(self.config_entry.options)
 
     def _secrets(self) -> dict[str, str]:
         return secrets_of(self.config_entry.options)
@@ -130,7 +137,10 @@ class HttpToolsOptionsFlow(OpenApiImportSteps, TryItSteps):
         if self._stored_tools():
             options += [STEP_EDIT_TOOL, STEP_DELETE_TOOL]
         options += self.try_menu()
-        options += [STEP_OPENAPI, STEP_SECRETS, STEP_SETTINGS, STEP_LOAD_EXAMPLE]
+        options.append(STEP_OPENAPI)
+        if self.config_entry.options.get(CONF_OPENAPI_SOURCES):
+            options.append(STEP_OPENAPI_REFRESH)
+        options += [STEP_SECRETS, STEP_SETTINGS, STEP_LOAD_EXAMPLE]
         return self.async_show_menu(
             step_id="init",
             menu_options=options,
@@ -226,6 +236,9 @@ class HttpToolsOptionsFlow(OpenApiImportSteps, TryItSteps):
         """
         entry = self.config_entry
         options = {**entry.options, CONF_TOOLS: tools}
+        if old != new and entry.options.get(CONF_OPENAPI_SOURCES):
+            # A tool imported from a URL stays followed under its new name.
+            options[CONF_OPENAPI_SOURCES] = renamed_in(entry.options, old, new)
         self.hass.config_entries.async_update_entry(entry, options=options)
         for subentry in agents(entry) if old != new else []:
             names = chosen_tools(subentry.data)

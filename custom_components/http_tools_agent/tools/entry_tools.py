@@ -100,6 +100,11 @@ def secrets_of(options: Mapping[str, Any]) -> dict[str, str]:
     return {str(k): v for k, v in stored.items() if isinstance(v, str) and v}
 
 
+def tools_of(options: Mapping[str, Any]) -> list[dict[str, Any]]:
+    """The tool definitions stored in the options, as copies."""
+    return [dict(t) for t in options.get(CONF_TOOLS) or [] if isinstance(t, dict)]
+
+
 class EntryTools:
     """The configured tool set, the in-memory override, the on/off mode and
     the secrets the tools reference."""

@@ -65,7 +65,7 @@ class OpenApiImportError(Exception):
         self.detail = detail
 
 
-def _from_engine(err: OpenApiError) -> OpenApiImportError:
+def from_engine(err: OpenApiError) -> OpenApiImportError:
     if err.kind == "too_large":
         return OpenApiImportError(ERROR_TOO_LARGE, str(err))
     if err.kind == "no_server":
@@ -161,7 +161,7 @@ async def async_load(
     try:
         return await hass.async_add_executor_job(_read, raw, url or None)
     except OpenApiError as err:
-        raise _from_engine(err) from None
+        raise from_engine(err) from None
 
 
 @dataclass(frozen=True, slots=True)
@@ -201,7 +201,7 @@ def map_checked(
             verify_ssl=verify_ssl,
         )
     except OpenApiError as err:
-        raise _from_engine(err) from None
+        raise from_engine(err) from None
     if not result.tools:
         raise OpenApiImportError(
             ERROR_NO_TOOLS,
@@ -316,7 +316,7 @@ async def async_import(
         try:
             auth = Auth(document.scheme(source.auth_scheme), source.auth_secret)
         except OpenApiError as err:
-            raise _from_engine(err) from None
+            raise from_engine(err) from None
     imported = await hass.async_add_executor_job(
         partial(
             map_checked,

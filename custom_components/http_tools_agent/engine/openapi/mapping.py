@@ -327,6 +327,7 @@ class OpenApiDocument:
         names = set(taken)
         builder = ToolBuilder(self.source)
         tools: list[dict[str, Any]] = []
+        made: list[Operation] = []
         skipped: list[Skipped] = []
         notes: list[Skipped] = []
         for op in chosen:
@@ -341,5 +342,6 @@ class OpenApiDocument:
             if not verify_ssl:
                 tool["verify_ssl"] = False
             tools.append(tool)
+            made.append(op)
             notes.extend(op_notes)
-        return ImportResult(tuple(tools), tuple(skipped), tuple(notes))
+        return ImportResult(tuple(tools), tuple(skipped), tuple(notes), tuple(made))

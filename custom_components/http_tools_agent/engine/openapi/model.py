@@ -72,8 +72,10 @@ class Skipped:
 
 @dataclass(frozen=True, slots=True)
 class ImportResult:
-    """Tool definitions, the operations skipped and what was left out."""
+    """Tool definitions, the operations skipped and what was left out;
+    `operations` holds each tool's operation, in the tools' order."""
 
     tools: tuple[dict[str, Any], ...]
     skipped: tuple[Skipped, ...]
     notes: tuple[Skipped, ...]
+    operations: tuple[Operation, ...] = ()
