@@ -134,6 +134,8 @@ class Call:
     deadline: float | None = None
     retry_delays: tuple[float, ...] = RETRY_DELAYS
     retries: int = 0
+    # The last request sent (a paged tool's next page is sent as it was).
+    sent: PreparedRequest | None = None
 
     @property
     def hidden(self) -> frozenset[str]:
@@ -196,6 +198,7 @@ async def send_step(
     request's text."""
     method = http_method(step.method)
     again = repeatable(call.definition, prepared.method)
+    call.sent = prepared
     tries = 0
     while True:
         tries += 1
