@@ -539,3 +539,69 @@ def test_a_search_sent_as_post_that_reads_may_be_paged() -> None:
         ]
     )
     assert definition.pages is not None
+
+
+@dataclass
+class OddSecondPage(LoopbackServer):
+    """A first page of two items whose `next` (or second page) is `odd`."""
+
+    next_value: Any = "/list?page=2"
+    second: bytes = b'{"results": [], "next": null}'
+
+    def routes(self, app: web.Application) -> None:
+        app.router.add_get("/list", self._list)
+
+    async def _list(self, request: web.Request) -> web.Response:
+        if "page" in request.query:
+            return web.Response(body=self.second, content_type="application/json")
+        return web.json_response(
+            {
+                "results": [{"title": "Doc 1"}, {"title": "Doc 2"}],
+                "next": self.next_value,
+            }
+        )
+
+
+@pytest.mark.parametrize(
+    ("odd", "failed"),
+    [
+        ({"next_value": 2}, "page 2 was not read: its 'next' is no URL"),
+        ({"next_value": "http://[bad"}, "page 2 was not read: its next URL is no URL"),
+        (
+            {"second": b'{"detail": "Invalid page."}'},
+            'page 2: \'results\' is no list: {"detail":"Invalid page."}',
+        ),
+        (
+            {"second": b'{"results": ["' + b"x" * 5000 + b'"], "next": null}'},
+            "page 2 was not read whole: it is larger than 4 KB",
+        ),
+    ],
+)
+async def test_a_later_page_that_cannot_be_read_is_said(
+    socket_enabled: None,
+    session: aiohttp.ClientSession,
+    odd: dict[str, Any],
+    failed: str,
+) -> None:
+    """A `next` that is no URL, a page without its list, a page over the
+    byte cap: the first page is read, and the model reads why it stopped."""
+    async with OddSecondPage(**odd) as server:
+        (definition,) = parse_tools(
+            [
+                {
+                    "name": "docs",
+                    "url": server.url + "/list",
+                    "method": "GET",
+                    "pages": {"next": "next"},
+                    "response": {"path": "results"},
+                }
+            ]
+        )
+        result = await run_tool(session, definition, {}, max_bytes=4096)
+
+    assert result.ok
+    assert json.loads(result.text) == {
+        "items": [{"title": "Doc 1"}, {"title": "Doc 2"}],
+        "pages": 1,
+        "failed": failed,
+    }

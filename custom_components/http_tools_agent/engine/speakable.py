@@ -244,9 +244,10 @@ def _some_items(value: dict[str, Any], words: ReadOutWords) -> str | None:
         return None if items else words.nothing
     if not items:
         return f"{words.nothing} ({stopped})" if stopped else words.nothing
-    said = (
-        words.some_items.format(count=len(items), total=total) if "of" in keys else ""
-    )
+    if "of" in keys:
+        said = words.some_items.format(count=len(items), total=total)
+    else:
+        said = words.items.format(count=len(items)) if len(items) > 1 else ""
     if stopped:
         said = f"{said} ({stopped})" if said else stopped
     return f"{said}: {_list(items, words, counted=False)}"
