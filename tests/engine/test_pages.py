@@ -571,6 +571,7 @@ class OddSecondPage(LoopbackServer):
             {"second": b'{"detail": "Invalid page."}'},
             'page 2: \'results\' is no list: {"detail":"Invalid page."}',
         ),
+        ({"second": b"Maintenance"}, "page 2: 'results' is no list: Maintenance"),
         (
             {"second": b'{"results": ["' + b"x" * 5000 + b'"], "next": null}'},
             "page 2 was not read whole: it is larger than 4 KB",
