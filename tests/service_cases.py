@@ -91,7 +91,8 @@ class ServiceServer(LoopbackServer):
     sessions: Sessions = field(default_factory=Sessions)
 
     def route(self, path: str, **kwargs: Any) -> None:
-        """What `path` (the raw path, no query) answers."""
+        """What `path` answers: the raw path, or the raw path and query
+        (one page of a list), which comes first."""
         self.routes_by_path[path] = Route(**kwargs)
 
     def routes(self, app: web.Application) -> None:
@@ -151,7 +152,10 @@ class ServiceServer(LoopbackServer):
         arrived = await Recorded.raw(request)
         self.arrived.append(arrived)
         body = arrived.body
-        route = self.routes_by_path.get(arrived.path)
+        # A page of a list is its path and query (`/records?page=2`).
+        route = self.routes_by_path.get(
+            f"{arrived.path}?{arrived.query}"
+        ) or self.routes_by_path.get(arrived.path)
         if route is None:
             return web.json_response({"error": "not found"}, status=404)
         if route.login is not None:

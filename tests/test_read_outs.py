@@ -46,8 +46,17 @@ class _Service(LoopbackServer):
                 ]
             )
 
+        async def episodes(request: web.Request) -> web.Response:
+            # Four pages of two, as Sonarr's `page` parameter pages a list.
+            page = int(request.query.get("page", "1"))
+            numbers = (2 * page - 1, 2 * page) if page <= 4 else ()
+            return web.json_response(
+                {"page": page, "records": [{"title": f"Ep {n}"} for n in numbers]}
+            )
+
         app.router.add_get("/weather", weather)
         app.router.add_get("/items", items)
+        app.router.add_get("/episodes", episodes)
 
 
 def tools(base: str) -> list[dict[str, Any]]:
@@ -65,6 +74,14 @@ def tools(base: str) -> list[dict[str, Any]]:
             "description": "The shopping list.",
             "url": f"{base}/items",
             "method": "GET",
+        },
+        {
+            "name": "missing_episodes",
+            "description": "Episodes not downloaded yet.",
+            "url": f"{base}/episodes?page=1",
+            "method": "GET",
+            "pages": {"page": "page", "max_pages": 2},
+            "response": {"path": "records"},
         },
     ]
 
@@ -95,6 +112,13 @@ def tools(base: str) -> list[dict[str, Any]]:
             "Cosa c'è nella lista della spesa?",
             ("list_items", {}),
             "3 elementi: apples (3), bananas (6) e milk (1).",
+        ),
+        # A list over more pages than the tool reads says so.
+        (
+            "en",
+            "Which episodes am I missing?",
+            ("missing_episodes", {}),
+            "4 items (first 2 pages, there are more): Ep 1, Ep 2, Ep 3 and Ep 4.",
         ),
     ],
 )

@@ -561,3 +561,39 @@ async def test_the_form_takes_a_shape_that_picks_items(
         in result["description_placeholders"]["response_error"]
     )
     assert dict(config_entry.options) == before
+
+
+async def test_the_form_keeps_a_paged_list(
+    hass: HomeAssistant,
+    config_entry: MockConfigEntry,
+    tool_endpoint: ToolEndpoint,
+) -> None:
+    """A tool whose list is over several pages is saved with its pages, shown
+    again when edited (so saving it unchanged keeps them), and a wrong
+    pages field is refused under the field, named."""
+    pages = {"page": "page", "max_pages": 3}
+    form = doorbell(tool_endpoint, method="get", read_only="yes", pages=pages)
+    result = await open_step(hass, config_entry, "add_tool")
+    result = await submit(hass, result, form)
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert config_entry.options["tools"][-1]["pages"] == pages
+
+    result = await open_step(hass, config_entry, "edit_tool")
+    result = await submit(hass, result, {"tool": "ring_doorbell"})
+    assert suggested(result, "pages") == pages
+
+    before = dict(config_entry.options)
+    result = await open_step(hass, config_entry, "add_tool")
+    wrong = doorbell(
+        tool_endpoint,
+        name="ring_again",
+        method="get",
+        pages={"page": "page", "max_pages": 1},
+    )
+    result = await submit(hass, result, wrong)
+    assert result["errors"] == {"pages": "invalid_tool_pages"}
+    assert (
+        "tool 'ring_again': pages.max_pages: must be an integer from 2 to 50"
+        in result["description_placeholders"]["pages_error"]
+    )
+    assert dict(config_entry.options) == before

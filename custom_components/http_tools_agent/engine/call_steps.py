@@ -142,6 +142,8 @@ class Call:
     # Where the sign-ins' access tokens come from, and those this call got.
     token_source: TokenSource | None = None
     tokens: dict[str, str] = field(default_factory=dict)
+    # The last request sent (a paged tool's next page is sent as it was).
+    sent: PreparedRequest | None = None
 
     @property
     def hidden(self) -> frozenset[str]:
@@ -205,6 +207,7 @@ async def send_step(
     request's text."""
     method = http_method(step.method)
     again = repeatable(call.definition, prepared.method)
+    call.sent = prepared
     tries = 0
     while True:
         tries += 1

@@ -7,7 +7,8 @@ model reads of the answer (``response``, :mod:`.responses`) and the tool's
 own sentence (``speech``, :mod:`.speech`), what a user may say to run it
 without a model (``sentences``, :mod:`.sentences`), ``timeout``, ``enabled``,
 ``verify_ssl`` and what the tool does to its server (``read_only``,
-``destructive``, ``idempotent``). Every problem is collected before raising,
+``destructive``, ``idempotent``) and a list over several pages (``pages``,
+:mod:`.page_field`). Every problem is collected before raising,
 each naming the tool and the field. The rules are in
 ``docs/tool-format.md``; :mod:`.fields` checks each field.
 """
@@ -38,6 +39,7 @@ from .fields import (
     parse_timeout,
     parse_url,
 )
+from .page_field import Pages, parse_pages
 from .problems import (
     DefinitionProblem,
     FieldProblems,
@@ -107,6 +109,8 @@ class ToolDefinition:
     # Several requests in order (a composite tool); empty: the one above.
     steps: tuple[Step, ...] = ()
     response: ResponseShape | None = None
+    # A list over several pages, followed (`pages.py`); None: one request.
+    pages: Pages | None = None
     speech: str | None = None
     # Per language, what a user may say to run it with no model (`sentences.py`).
     sentences: Mapping[str, tuple[str, ...]] = dataclass_field(default_factory=dict)
@@ -146,6 +150,8 @@ class ToolDefinition:
                 data["auth"] = self.auth.as_dict()
         if self.response is not None:
             data["response"] = self.response.as_dict()
+        if self.pages is not None:
+            data["pages"] = self.pages.as_dict()
         if self.speech is not None:
             data["speech"] = self.speech
         if self.sentences:
@@ -324,6 +330,17 @@ def _parse_one(
     )
     if effects.read_only and effects.destructive:
         out.add("destructive", "a read-only tool destroys nothing")
+    pages = parse_pages(raw.get("pages"), out)
+    if pages is not None and steps:
+        out.add("pages", "not with steps: a paged tool is one request, sent per page")
+    elif pages is not None and not (
+        effects.read_only if effects.read_only is not None else method in SAFE_METHODS
+    ):
+        out.add(
+            "pages",
+            "a paged tool only reads (its request is sent once per page): a "
+            'search sent as POST says "read_only": true',
+        )
     confirmation, confirm_problems = parse_confirmation(raw, declared)
     for where, message in confirm_problems:
         out.add(where, message)
@@ -345,6 +362,7 @@ def _parse_one(
         auth=auth,
         steps=steps,
         response=response,
+        pages=pages,
         speech=speech,
         sentences=sentences,
         effects=effects,

@@ -41,11 +41,12 @@ from .call_steps import Call, Outcome, StepFailure, hide, run_steps
 from .definitions import ToolDefinition
 from .fields import http_method
 from .hosts import HostPolicy
+from .pages import Paged, first_items, paged_answer, read_pages
 from .paths import MISSING
 from .requests import RequestBuildError, check_arguments_present
 from .retries import RETRY_DELAYS
 from .sessions import SessionStore
-from .shapes import nothing_at, shape_answer, shaped_text
+from .shapes import ResponseShape, nothing_at, shape_answer, shaped_text
 from .speech import render_speech
 from .steps import Step, step_failed
 from .stream_shape import StreamShaper
@@ -120,9 +121,16 @@ def _answer(
     response: Response,
     call: Call,
     time_zone: str | None,
+    paged: Paged | None = None,
 ) -> tuple[str, str | None, bool]:
     """(what the model reads, the tool's own sentence, whether it has the
     answer) of a call that ran."""
+    if paged is not None:
+        kept, text = paged_answer(paged)
+        # A sentence over part of the list would say it as the whole: the
+        # model (or the read-out) says where it stopped.
+        said = definition.speech if paged.whole else None
+        return text, render_speech(said, kept) if said else None, True
     shape = definition.response
     status = response.status
     streamed = response.streamed
@@ -138,6 +146,8 @@ def _answer(
         why = (
             "a shape over several steps reads each answer whole"
             if definition.steps
+            else "a paged tool reads each page whole"
+            if definition.pages
             else "it was cut at the byte cap"
         )
         return too_large(why, call.limits.whole), None, False
@@ -211,12 +221,13 @@ async def run_tool(
         seconds = DEFAULT_TIMEOUT
     text_limit = max(min(int(max_bytes), 4 * max_chars + 16), 0)
     overflow = None
-    if shape is not None and not definition.steps:
+    # A page is read whole: the next page's link may follow its list.
+    if shape is not None and not definition.steps and definition.pages is None:
         overflow = partial(StreamShaper, shape, time_zone)
     limits = Limits(
         text_limit,
         max(int(max_bytes), 0),
-        shaped=shape is not None or bool(definition.steps),
+        shaped=shape is not None or bool(definition.steps) or bool(definition.pages),
         overflow=overflow,
         pictures=pictures,
     )
@@ -315,7 +326,12 @@ async def run_tool(
             content_type=failure.content_type,
             step=current.name if definition.steps else None,
         )
-    text, speech, whole = _answer(definition, body, response, call, time_zone)
+    paged = None
+    if definition.pages is not None and not call.cut_json and call.sent is not None:
+        items = first_items(body, shape or ResponseShape())
+        if items is not None:
+            paged = await read_pages(call, call.sent, response, body, items, time_zone)
+    text, speech, whole = _answer(definition, body, response, call, time_zone, paged)
     return finish(
         text,
         ok=whole,

@@ -42,6 +42,8 @@ KNOWN_FIELDS = (
     *REQUEST_FIELDS,
     "steps",
     "response",
+    # A list over several pages (`engine/page_field.py`).
+    "pages",
     "speech",
     "sentences",
     "timeout",

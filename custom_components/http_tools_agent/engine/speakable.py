@@ -42,6 +42,10 @@ class ReadOutWords:
     items: str = "{count} items"
     # A list a shape left items out of: "3 of 41 items".
     some_items: str = "{count} of {total} items"
+    # A list over several pages, stopped at the tool's `max_pages` (at
+    # least 2), or by the page after `pages` failing (`engine/pages.py`).
+    pages_more: str = "first {pages} pages, there are more"
+    pages_failed: str = "page {page} failed"
     # Between a number's whole and its fraction: "16,5" in Italian.
     decimal: str = "."
     # Keys said in the language (`temperature` -> "temperatura"), by the
@@ -211,15 +215,41 @@ def _list(value: list[Any], words: ReadOutWords, *, counted: bool) -> str:
     return "; ".join(w for item in value if (w := _words(item, words)))
 
 
-def _some_items(value: dict[str, Any], words: ReadOutWords) -> str | None:
-    """A shape's `{"items": [...], "of": 41}`: "3 of 41 items: …"; None for
-    any other object."""
-    items, total = value.get("items"), value.get("of")
-    if set(value) != {"items", "of"} or not isinstance(items, list):
+def _stopped(value: dict[str, Any], words: ReadOutWords) -> str | None:
+    """Where a list over several pages stopped (`{"pages": 5, "more": …}`
+    or `"failed"`), else None."""
+    pages = value.get("pages")
+    if not isinstance(pages, int) or isinstance(pages, bool):
         return None
-    if not items or not isinstance(total, int) or isinstance(total, bool):
-        return words.nothing if not items else None
-    said = words.some_items.format(count=len(items), total=total)
+    if "more" in value:
+        return words.pages_more.format(pages=pages)
+    if "failed" in value:
+        return words.pages_failed.format(page=pages + 1)
+    return None
+
+
+def _some_items(value: dict[str, Any], words: ReadOutWords) -> str | None:
+    """A shape's `{"items": [...], "of": 41}`: "3 of 41 items: …"; with the
+    pages it stopped at, "3 of 41 items (first 5 pages, there are more): …";
+    None for any other object."""
+    stopped = _stopped(value, words)
+    keys = set(value) - {"pages", "more", "failed"} if stopped else set(value)
+    if stopped and keys == {"count"} and _is_number(value["count"]):
+        return f"{_number(value['count'], words)} ({stopped})"
+    items, total = value.get("items"), value.get("of")
+    allowed = ({"items", "of"}, {"items"}) if stopped else ({"items", "of"},)
+    if not isinstance(items, list) or keys not in allowed:
+        return None
+    if "of" in keys and (not isinstance(total, int) or isinstance(total, bool)):
+        return None if items else words.nothing
+    if not items:
+        return f"{words.nothing} ({stopped})" if stopped else words.nothing
+    if "of" in keys:
+        said = words.some_items.format(count=len(items), total=total)
+    else:
+        said = words.items.format(count=len(items)) if len(items) > 1 else ""
+    if stopped:
+        said = f"{said} ({stopped})" if said else stopped
     return f"{said}: {_list(items, words, counted=False)}"
 
 

@@ -52,6 +52,7 @@ F_AUTH_USERNAME = "auth_username"
 F_AUTH_PASSWORD = "auth_password"  # noqa: S105  (a field's name)
 F_STEPS = "steps"
 F_RESPONSE = "response"
+F_PAGES = "pages"
 F_SPEECH = "speech"
 F_SENTENCES = "sentences"
 F_TIMEOUT = "timeout"
@@ -83,6 +84,7 @@ FIELDS = (
     F_AUTH_PASSWORD,
     F_STEPS,
     F_RESPONSE,
+    F_PAGES,
     F_SPEECH,
     F_SENTENCES,
     F_PARAMETERS,
@@ -151,6 +153,7 @@ def tool_schema() -> probatio.Schema:
             probatio.Optional(F_AUTH_PASSWORD): TextSelector(),
             probatio.Optional(F_STEPS): ObjectSelector(),
             probatio.Optional(F_RESPONSE): ObjectSelector(),
+            probatio.Optional(F_PAGES): ObjectSelector(),
             probatio.Optional(F_SPEECH): TextSelector(),
             probatio.Optional(F_SENTENCES): ObjectSelector(),
             probatio.Optional(F_PARAMETERS): ObjectSelector(),
@@ -227,7 +230,15 @@ def form_values(raw: Mapping[str, Any] | None) -> dict[str, Any]:
         F_AUTH: AUTH_NONE,
         F_CONFIRM: raw.get(F_CONFIRM) or DEFAULT_CONFIRM,
     }
-    for key in (F_BODY, F_STEPS, F_RESPONSE, F_SPEECH, F_SENTENCES, F_TIMEOUT):
+    for key in (
+        F_BODY,
+        F_STEPS,
+        F_RESPONSE,
+        F_PAGES,
+        F_SPEECH,
+        F_SENTENCES,
+        F_TIMEOUT,
+    ):
         if raw.get(key) is not None:
             values[key] = raw[key]
     auth = raw.get(F_AUTH)

@@ -31,6 +31,7 @@ from .tool_form import (
     F_HEADERS,
     F_METHOD,
     F_NAME,
+    F_PAGES,
     F_PARAMETERS,
     F_PIN,
     F_RESPONSE,
@@ -117,6 +118,8 @@ def _raw_definition(
         }
     if user_input.get(F_RESPONSE) not in (None, "", {}):
         raw[F_RESPONSE] = user_input[F_RESPONSE]
+    if user_input.get(F_PAGES) not in (None, "", {}):
+        raw[F_PAGES] = user_input[F_PAGES]
     if speech := str(user_input.get(F_SPEECH) or "").strip():
         raw[F_SPEECH] = speech
     if user_input.get(F_SENTENCES) not in (None, "", {}):

@@ -225,6 +225,8 @@ LEXICON = Lexicon(
         nothing="nichts",
         items="{count} Einträge",
         some_items="{count} von {total} Einträgen",
+        pages_more="erste {pages} Seiten, es gibt mehr",
+        pages_failed="Seite {page} schlug fehl",
         decimal=",",
         keys={
             "temperature": "Temperatur",

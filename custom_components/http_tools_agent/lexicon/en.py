@@ -236,6 +236,8 @@ LEXICON = Lexicon(
         nothing="nothing",
         items="{count} items",
         some_items="{count} of {total} items",
+        pages_more="first {pages} pages, there are more",
+        pages_failed="page {page} failed",
         decimal=".",
         keys={"temp": "temperature"},
     ),

@@ -159,6 +159,8 @@ LEXICON = Lexicon(
         nothing="nada",
         items="{count} elementos",
         some_items="{count} de {total} elementos",
+        pages_more="primeras {pages} páginas, hay más",
+        pages_failed="la página {page} falló",
         decimal=",",
         keys={
             "temperature": "temperatura",

@@ -212,6 +212,8 @@ LEXICON = Lexicon(
         nothing="rien",
         items="{count} éléments",
         some_items="{count} sur {total} éléments",
+        pages_more="{pages} premières pages, il y en a d'autres",
+        pages_failed="la page {page} a échoué",
         decimal=",",
         keys={
             "temperature": "température",

@@ -175,6 +175,8 @@ LEXICON = Lexicon(
         nothing="niente",
         items="{count} elementi",
         some_items="{count} di {total} elementi",
+        pages_more="prime {pages} pagine, ce ne sono altre",
+        pages_failed="la pagina {page} non è riuscita",
         decimal=",",
         keys={
             "temperature": "temperatura",
