@@ -35,7 +35,9 @@ def extra_options() -> dict[str, Any]:
 async def open_curl(hass: HomeAssistant, entry: MockConfigEntry) -> Any:
     """The options menu, then *Add a tool from a curl command*."""
     result = await hass.config_entries.options.async_init(entry.entry_id)
-    assert list(result["menu_options"])[:2] == ["add_tool", "curl"]
+    menu = result["menu_options"]
+    assert isinstance(menu, list)
+    assert menu[:2] == ["add_tool", "curl"]
     result = await hass.config_entries.options.async_configure(
         result["flow_id"], {"next_step_id": "curl"}
     )
