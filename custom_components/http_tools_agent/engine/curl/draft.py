@@ -5,10 +5,10 @@
   given as the user with no password, Stripe's way, the user), a cookie, and
   every header, query parameter or body member whose name says key, token,
   secret, password, session or cookie (`X-Api-Key`, `appid`, `X-CSRFToken`)
-  become `{secret:<tool>_<what>}`; their
-  values go to the entry's secrets, never into the tool. A value that is a
-  stand-in of the docs (`$TOKEN`, `<api key>`, `{API key}`, `YOUR_KEY`) is
-  named, so the user sets the real one.
+  become `{secret:<tool>_<what>}`; their values go to the entry's secrets,
+  never into the tool. A value that is a stand-in of the docs (`$TOKEN`,
+  `<api key>`, `{API key}`, `YOUR_KEY`) is named, so the user sets the real
+  one.
 - **Arguments proposed.** Values that look like what a user would change
   become placeholders with a parameter each (typed from the value, which is
   kept as its example): the query's values (not fixed settings such as
