@@ -37,8 +37,14 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
-from ..fields import DEFAULT_PARAMETERS, HEADER_CONTROL_RE, MAX_TIMEOUT, TOKEN_RE
-from ..templates import PLACEHOLDER_NAME_RE
+from ..fields import (
+    DEFAULT_PARAMETERS,
+    HEADER_CONTROL_RE,
+    MAX_TIMEOUT,
+    TOKEN_RE,
+    unique_name,
+)
+from ..templates import PLACEHOLDER_NAME_RE, literal
 from .command import CurlCommand
 
 # More arguments than this make a tool no model calls well; the rest stay fixed.
@@ -145,11 +151,6 @@ class CurlDraft:
         }
 
 
-def _escape(text: str) -> str:
-    """Fixed text in a template: its braces literal."""
-    return text.replace("{", "{{").replace("}", "}}")
-
-
 def _name_of(text: str, fallback: str) -> str:
     """`text` as a placeholder, tool or secret name (letters, digits, `_`)."""
     name = re.sub(r"[^A-Za-z0-9_]+", "_", text).strip("_")[:64].strip("_")
@@ -244,19 +245,19 @@ class _Drafter:
         if isinstance(value, str) and names_a_secret(key) and value:
             return self.secret(key, value)
         if _parts(key) in (["user"], ["username"], ["login"]):
-            return _escape(value) if isinstance(value, str) else value
+            return literal(value) if isinstance(value, str) else value
         whole = _WHOLE_STAND_IN_RE.fullmatch(value) if isinstance(value, str) else None
         if whole and not self.full():
             stand = next(g for g in whole.groups() if g)
             return self.argument(stand if PLACEHOLDER_NAME_RE.fullmatch(stand) else key)
         if isinstance(value, bool) or value is None or value == "":
-            return _escape(value) if isinstance(value, str) else value
+            return literal(value) if isinstance(value, str) else value
         if isinstance(value, (int, float, str)) and not self.full():
             example = _typed(value) if typed_text and isinstance(value, str) else value
             return self.argument(key, example)
         if isinstance(value, (int, float, str)):
             self.fixed.append(key)
-        return _escape(value) if isinstance(value, str) else value
+        return literal(value) if isinstance(value, str) else value
 
     def json_node(self, key: str, node: Any) -> Any:
         """A JSON body's member: objects walked, lists kept as written."""
@@ -269,7 +270,7 @@ class _Drafter:
 
 def _escaped_json(node: Any) -> Any:
     if isinstance(node, str):
-        return _escape(node)
+        return literal(node)
     if isinstance(node, list):
         return [_escaped_json(item) for item in node]
     if isinstance(node, dict):
@@ -316,7 +317,7 @@ def _path(drafter: _Drafter, path: str) -> str:
         ):
             out.append(drafter.argument(f"{_singular(previous.lower())}_id", text))
         else:
-            out.append(_escape(raw))
+            out.append(literal(raw))
     return "/".join(out)
 
 
@@ -327,7 +328,7 @@ def _query(drafter: _Drafter, query: str) -> str:
         raw_key, equals, raw_value = piece.partition("=")
         key, value = unquote_plus(raw_key), unquote_plus(raw_value)
         if not equals or not value:
-            pieces.append(_escape(piece))
+            pieces.append(literal(piece))
             continue
         fixed = (
             not names_a_secret(key)
@@ -335,10 +336,10 @@ def _query(drafter: _Drafter, query: str) -> str:
             and (key.lower() in _SETTINGS or "," in value)
         )
         if fixed:
-            pieces.append(_escape(piece))
+            pieces.append(literal(piece))
         else:
             pieces.append(
-                f"{_escape(raw_key)}={drafter.value(key, value, typed_text=True)}"
+                f"{literal(raw_key)}={drafter.value(key, value, typed_text=True)}"
             )
     return "&".join(pieces)
 
@@ -356,7 +357,7 @@ def _header(drafter: _Drafter, name: str, value: str) -> str:
         return drafter.secret("cookie", value)
     if names_a_secret(name):
         return drafter.secret(name, value)
-    return _escape(value)
+    return literal(value)
 
 
 def _basic(value: str) -> str | None:
@@ -380,7 +381,7 @@ def _auth(drafter: _Drafter, user: str, digest: bool) -> dict[str, str]:
     # No colon: curl would ask for the password; the user sets it in Secrets.
     return {
         "type": kind,
-        "username": _escape(name),
+        "username": literal(name),
         "password": drafter.secret("password", password),
     }
 
@@ -405,16 +406,6 @@ def _proposed_name(command: CurlCommand) -> str:
     if command.method not in ("GET", "POST"):
         name = f"{command.method.lower()}_{name}"
     return _name_of(name, "tool")[:64]
-
-
-def unique_name(name: str, taken: Iterable[str]) -> str:
-    """`name`, or `name_2`, `name_3`… when another tool has it."""
-    used = set(taken)
-    candidate, count = name, 1
-    while candidate in used:
-        count += 1
-        candidate = f"{name[:60]}_{count}"
-    return candidate
 
 
 def _content_type(headers: list[tuple[str, str]]) -> str:
@@ -493,7 +484,7 @@ def draft_tool(
             netloc,
             _path(drafter, parts.path),
             _query(drafter, parts.query),
-            _escape(parts.fragment),
+            literal(parts.fragment),
         )
     )
     definition: dict[str, Any] = {"name": tool, "url": url, "method": command.method}
