@@ -121,6 +121,16 @@ async def test_the_tool_sends_what_curl_sends(
             "the URL must be http or https with a host, not 'ftp://'",
         ),
         (
+            "curl 'http://[::1/x' -u admin:s3cr3t-value",
+            CurlProblem.BAD_URL,
+            "the URL's host or port is not valid",
+        ),
+        (
+            "curl http://x.example:80a/",
+            CurlProblem.BAD_URL,
+            "the URL's host or port is not valid",
+        ),
+        (
             "curl -u admin:s3cr3t-value -d @body.json http://x.example/",
             CurlProblem.READS_FILE,
             "'-d' reads the file 'body.json'",
@@ -323,17 +333,20 @@ def test_secrets_reuse_an_equal_one_and_never_overwrite() -> None:
 
 
 def test_stand_ins_become_arguments_and_braces_stay_literal() -> None:
-    """The docs' `{city}`, `<id>` and `:id` are arguments; other braces in
+    """The docs' `{city}`, `<part>` and `:id` are arguments; other braces in
     fixed text are written so they stay literal."""
     draft = draft_tool(
         read_command(
-            "curl -X PATCH 'http://x.example/items/:id/<part>?q={city}&fields=a,b' "
+            "curl -X PATCH 'http://x.example/items/:id/<part>?q={city}&fields=a,b#{ top }' "
             "-H 'Content-Type: application/json' "
             '-d \'{"note": {"tags": ["{x}"], "on": true}}\''
         )
     )
     tool = draft.definition
-    assert tool["url"] == "http://x.example/items/{id}/{part}?q={city}&fields=a,b"
+    # A brace of the URL's own text is sent encoded, as the request would.
+    assert tool["url"] == (
+        "http://x.example/items/{id}/{part}?q={city}&fields=a,b#%7B top %7D"
+    )
     assert tool["body"] == {"note": {"tags": ["{{x}}"], "on": True}}
     assert list(tool["parameters"]["properties"]) == ["id", "part", "city"]
     assert draft.examples() == {}

@@ -15,6 +15,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 from enum import StrEnum
+import re
 from urllib.parse import quote, urlsplit
 
 
@@ -401,12 +402,22 @@ def _options(words: list[str], reading: _Reading) -> None:
             reading.urls.append(word)
 
 
+# What no host has (curl would read braces and brackets as its URL globs).
+_BAD_HOST_RE = re.compile(r"[\s{}<>\"'\\|^`%]")
+
+
 def _absolute(url: str) -> str:
     """curl's reading of a URL without a scheme: http."""
     if "://" not in url.split("?", 1)[0]:
         url = f"http://{url}"
-    parts = urlsplit(url)
-    if parts.scheme.lower() not in ("http", "https") or not parts.hostname:
+    try:
+        parts = urlsplit(url)
+        host, _ = parts.hostname, parts.port  # each raises on a bad one
+    except ValueError:
+        host = None
+    if host is None or _BAD_HOST_RE.search(parts.netloc):
+        raise CurlError(CurlProblem.BAD_URL, "the URL's host or port is not valid")
+    if parts.scheme.lower() not in ("http", "https"):
         raise CurlError(
             CurlProblem.BAD_URL,
             f"the URL must be http or https with a host, not '{parts.scheme}://'",

@@ -278,6 +278,12 @@ def _escaped_json(node: Any) -> Any:
     return node
 
 
+def _in_url(text: str) -> str:
+    """Fixed text of the URL: a brace percent-encoded, as the request would
+    send it (doubled, `{ ` would open a Home Assistant template)."""
+    return text.replace("{", "%7B").replace("}", "%7D")
+
+
 def _entity_id(segment: str) -> bool:
     """A Home Assistant entity id (`sensor.kitchen`), not a file name."""
     return bool(_ENTITY_RE.fullmatch(segment)) and (
@@ -317,7 +323,7 @@ def _path(drafter: _Drafter, path: str) -> str:
         ):
             out.append(drafter.argument(f"{_singular(previous.lower())}_id", text))
         else:
-            out.append(literal(raw))
+            out.append(_in_url(raw))
     return "/".join(out)
 
 
@@ -328,7 +334,7 @@ def _query(drafter: _Drafter, query: str) -> str:
         raw_key, equals, raw_value = piece.partition("=")
         key, value = unquote_plus(raw_key), unquote_plus(raw_value)
         if not equals or not value:
-            pieces.append(literal(piece))
+            pieces.append(_in_url(piece))
             continue
         fixed = (
             not names_a_secret(key)
@@ -336,10 +342,10 @@ def _query(drafter: _Drafter, query: str) -> str:
             and (key.lower() in _SETTINGS or "," in value)
         )
         if fixed:
-            pieces.append(literal(piece))
+            pieces.append(_in_url(piece))
         else:
             pieces.append(
-                f"{literal(raw_key)}={drafter.value(key, value, typed_text=True)}"
+                f"{_in_url(raw_key)}={drafter.value(key, value, typed_text=True)}"
             )
     return "&".join(pieces)
 
@@ -484,7 +490,7 @@ def draft_tool(
             netloc,
             _path(drafter, parts.path),
             _query(drafter, parts.query),
-            literal(parts.fragment),
+            _in_url(parts.fragment),
         )
     )
     definition: dict[str, Any] = {"name": tool, "url": url, "method": command.method}
