@@ -191,6 +191,14 @@ def test_what_cannot_be_a_tool_says_why(
             "line\none 'q' é!",
             [],
         ),
+        # A backslash outside quotes, octal and a bare \x, a comment.
+        (
+            r"curl x.example -d a\ b --data-raw $'\101\x' # -H 'X-No: 1'",
+            "POST",
+            "http://x.example",
+            "a b&A\\x",
+            [],
+        ),
         # Double quotes keep \\ and \" escapes; line continuations.
         (
             'curl "x.example/a" \\\n  -d "say \\"hi\\" \\\\o/"',
