@@ -211,9 +211,9 @@ _SHORT = {
     "P": "ftp-port",
     "Q": "quote",
 }
+# Short flags that change the request; any other (-s, -L, -v...) only
+# changes what curl itself does: left out and named.
 _SHORT_FLAGS = {"G": "get", "I": "head", "k": "insecure"}
-# Short flags curl only acts on itself (silent, follow, verbose...).
-_OWN_SHORT = set("sSiLvfgN0123456OJRlnqBjapZ#M")
 _VALUED = {
     *_SHORT.values(),
     "data-raw",
