@@ -41,6 +41,7 @@ async def open_settings(hass: HomeAssistant, entry: MockConfigEntry) -> Any:
     assert result["type"] is FlowResultType.MENU
     assert result["menu_options"] == [
         "add_tool",
+        "curl",
         "edit_tool",
         "delete_tool",
         "try_tool",

@@ -7,7 +7,7 @@ rules are in ``docs/tool-format.md``.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 import copy
 import json
 import math
@@ -30,6 +30,19 @@ DEFAULT_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 DEFAULT_METHOD = "POST"
 MAX_TIMEOUT = 300.0
 MAX_NAME_LENGTH = 64
+
+
+def unique_name(base: str, taken: Iterable[str]) -> str:
+    """`base` as a tool name none of `taken` has: `name_2`, `name_3`..."""
+    used = set(taken)
+    name = base[:MAX_NAME_LENGTH]
+    number = 2
+    while name in used:
+        suffix = f"_{number}"
+        name = base[: MAX_NAME_LENGTH - len(suffix)] + suffix
+        number += 1
+    return name
+
 
 # What one request sends (a logout sends these); with `auth`, the fields of
 # one request: at the top, or in each step of `steps`.

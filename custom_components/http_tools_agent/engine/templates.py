@@ -30,6 +30,12 @@ from .paths import Key, Path, format_path, parse_path
 PLACEHOLDER_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 
 
+def literal(text: str) -> str:
+    """Fixed text written as a template: its braces doubled, none a
+    placeholder (what an import writes of a service's own text)."""
+    return text.replace("{", "{{").replace("}", "}}")
+
+
 @dataclass(frozen=True, slots=True)
 class Placeholder:
     """A ``{name}`` (``{name?}``: optional) in a template."""

@@ -3,9 +3,10 @@
 The menu lists the tools by name and offers: add, edit or delete a tool (one
 form per tool: `flows/tool_form.py` its fields, `flows/tool_from_form.py`
 its values back as a checked definition), try a tool's request with typed
-arguments before or after saving it (`flows/try_it.py`), import tools from
-an OpenAPI document (`flows/openapi.py`) and refresh them from its URL
-(`flows/openapi_refresh.py`), the secrets (a password field; values are
+arguments before or after saving it (`flows/try_it.py`), add one from a
+curl command (`flows/curl.py`: the editor opens with its draft), import
+tools from an OpenAPI document (`flows/openapi.py`) and refresh them from
+its URL (`flows/openapi_refresh.py`), the secrets (a password field; values are
 never shown back), the settings with the whole-array JSON editor (import and
 export) and a shortcut that fills that editor with `tools.example.json`.
 Every form checks everything before saving; an invalid form saves nothing.
@@ -40,6 +41,8 @@ from ..const import (
     DEFAULT_TOOL_TIMEOUT,
     TOOLS_ENABLED_AUTO,
 )
+from ..engine.curl.command import CurlError
+from ..engine.curl.draft import CurlDraft
 from ..engine.definitions import ToolDefinitionError, check_secrets, parse_tools
 from ..engine.hosts import HostPolicy
 from ..tools.agent_tools import agents, chosen_tools, renamed_choice
@@ -50,6 +53,14 @@ from ..tools.entry_tools import (
     tools_of,
 )
 from ..tools.openapi_refresh import renamed_in
+from .curl import (
+    F_COMMAND,
+    STEP_CURL,
+    STEP_CURL_TOOL,
+    curl_schema,
+    draft_placeholders,
+    read_draft,
+)
 from .lists import NONE_SHOWN, pick_mode
 from .openapi import STEP_OPENAPI
 from .openapi_refresh import STEP_OPENAPI_REFRESH, OpenApiRefreshSteps
@@ -84,6 +95,7 @@ class HttpToolsOptionsFlow(OpenApiRefreshSteps, TryItSteps):
         """Start with the stored tools."""
         self._tools_text: str | None = None
         self._editing: int | None = None
+        self._draft: CurlDraft | None = None
         self._openapi_chosen = []
 
     # -- helpers ----------------------------------------------------------
@@ -133,7 +145,7 @@ class HttpToolsOptionsFlow(OpenApiRefreshSteps, TryItSteps):
         self, user_input: dict[str, Any] | None = None
     ) -> ConfigFlowResult:
         """The tools by name, and what can be done with them."""
-        options = [STEP_ADD_TOOL]
+        options = [STEP_ADD_TOOL, STEP_CURL]
         if self._stored_tools():
             options += [STEP_EDIT_TOOL, STEP_DELETE_TOOL]
         options += self.try_menu()
@@ -155,6 +167,40 @@ class HttpToolsOptionsFlow(OpenApiRefreshSteps, TryItSteps):
         """A new tool."""
         self._editing = None
         return await self._async_tool_form(STEP_ADD_TOOL, user_input)
+
+    async def async_step_curl(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """A curl command, read into a draft for the editor."""
+        errors: dict[str, str] = {}
+        placeholders = {"curl_error": ""}
+        if user_input is not None:
+            try:
+                self._draft = read_draft(
+                    user_input,
+                    taken=[str(t.get(F_NAME)) for t in self._stored_tools()],
+                    secrets=self._secrets(),
+                )
+            except CurlError as err:
+                errors[F_COMMAND] = err.problem.value
+                placeholders["curl_error"] = err.detail
+            else:
+                self._editing = None
+                return await self.async_step_curl_tool()
+        return self.async_show_form(
+            step_id=STEP_CURL,
+            data_schema=self.add_suggested_values_to_schema(
+                curl_schema(), user_input or {}
+            ),
+            errors=errors,
+            description_placeholders=placeholders,
+        )
+
+    async def async_step_curl_tool(
+        self, user_input: dict[str, Any] | None = None
+    ) -> ConfigFlowResult:
+        """The editor with the curl command's draft."""
+        return await self._async_tool_form(STEP_CURL_TOOL, user_input)
 
     async def async_step_edit_tool(
         self, user_input: dict[str, Any] | None = None
@@ -190,14 +236,21 @@ class HttpToolsOptionsFlow(OpenApiRefreshSteps, TryItSteps):
         the tool's)."""
         stored = self._stored_tools()
         index = self._editing
+        draft = self._draft if step_id == STEP_CURL_TOOL else None
         current = stored[index] if index is not None else None
+        if draft is not None:
+            current = draft.definition
+        # The draft's secrets are saved with the tool (those it still uses).
+        secrets = self._secrets()
+        pending = draft.secrets if draft is not None else {}
         errors: dict[str, str] = {}
         placeholders = {"tool": str((current or {}).get("name") or "")}
+        placeholders |= draft_placeholders(draft)
         if user_input is not None:
             others = [str(t.get("name")) for i, t in enumerate(stored) if i != index]
             try:
                 definition = form_definition(
-                    user_input, other_names=others, secrets=self._secrets()
+                    user_input, other_names=others, secrets=[*secrets, *pending]
                 )
             except ToolFormError as err:
                 errors, texts = form_errors(err.problems)
@@ -208,6 +261,15 @@ class HttpToolsOptionsFlow(OpenApiRefreshSteps, TryItSteps):
                 new = definition.as_dict()
                 if index is None:
                     stored.append(new)
+                    used = {
+                        name: value
+                        for name, value in pending.items()
+                        if name in definition.secret_names
+                    }
+                    if used:
+                        return self._save(
+                            **{CONF_TOOLS: stored, CONF_SECRETS: secrets | used}
+                        )
                     return self._save(**{CONF_TOOLS: stored})
                 old = str(stored[index].get(F_NAME))
                 stored[index] = new

@@ -66,10 +66,11 @@ import ipaddress
 from typing import Any
 from urllib.parse import urljoin, urlsplit
 
+from ..fields import unique_name
 from .document import OpenApiError, OpenApiSource
 from .model import BASIC, Auth, AuthScheme, ImportResult, Operation, Skipped
 from .operation_tools import METHODS, Skip, ToolBuilder
-from .text import base_name, clean_text, trim, unique_name
+from .text import base_name, clean_text, trim
 
 __all__ = [
     "Auth",

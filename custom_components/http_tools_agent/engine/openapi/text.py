@@ -1,14 +1,15 @@
 """What the OpenAPI import writes as text: descriptions without Markdown or
-HTML, cut at a word; tool names from operations, unique among the taken;
+HTML, cut at a word; tool names from operations;
 an operation's path as a URL template."""
 
 from __future__ import annotations
 
 import re
 
+from ..fields import MAX_NAME_LENGTH
+from ..templates import literal
 from .model import Operation
 
-MAX_NAME = 64
 MAX_DESCRIPTION = 300
 MAX_PROPERTY_DESCRIPTION = 200
 
@@ -46,19 +47,15 @@ def trim(text: str, limit: int) -> str:
     return cut.rstrip(" ,;:.-—") + "…"
 
 
-def _escape_braces(text: str) -> str:
-    return text.replace("{", "{{").replace("}", "}}")
-
-
 def url_template(path: str) -> str:
     """The path as a URL template: ``{param}`` kept, other braces literal."""
     out: list[str] = []
     last = 0
     for match in PATH_PARAM.finditer(path):
-        out.append(_escape_braces(path[last : match.start()]))
+        out.append(literal(path[last : match.start()]))
         out.append(match.group(0))
         last = match.end()
-    out.append(_escape_braces(path[last:]))
+    out.append(literal(path[last:]))
     return "".join(out)
 
 
@@ -75,14 +72,4 @@ def base_name(op: Operation) -> str:
         base = "_".join([op.method.lower(), *segments])
     name = _NOT_NAME.sub("_", base).strip("_-")
     name = re.sub(r"_{2,}", "_", name)
-    return name[:MAX_NAME] or op.method.lower()
-
-
-def unique_name(base: str, taken: set[str]) -> str:
-    name = base[:MAX_NAME]
-    number = 2
-    while name in taken:
-        suffix = f"_{number}"
-        name = base[: MAX_NAME - len(suffix)] + suffix
-        number += 1
-    return name
+    return name[:MAX_NAME_LENGTH] or op.method.lower()
