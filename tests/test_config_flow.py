@@ -237,6 +237,7 @@ async def test_add_and_reconfigure_agent(
         "history_turns": 3,
         "warm_up": "auto",
         "confirm_intents": False,
+        "confirm_other_tools": "destructive",
     }
 
     result = await entry.start_subentry_reconfigure_flow(hass, new.subentry_id)

@@ -17,6 +17,7 @@ from .agent_settings import SETTINGS, read_settings
 from .const import (
     CONF_CHAIN_CALLS,
     CONF_CONFIRM_INTENTS,
+    CONF_CONFIRM_OTHER_TOOLS,
     CONF_CUSTOM_EXAMPLES,
     CONF_EXAMPLES,
     CONF_EXTRA_BODY,
@@ -33,6 +34,7 @@ from .const import (
     CONF_WARM_UP,
     DEFAULT_MODEL,
 )
+from .engine.confirm import DEFAULT_ASK_OTHERS, AskOthers
 
 type ToolChoice = Literal["auto", "required", "none"]
 
@@ -140,6 +142,9 @@ class AgentOptions:
     # Ask before Assist unlocks, opens a garage door or gate, or touches an
     # alarm panel (`turn/sensitive.py`).
     confirm_intents: bool = False
+    # Which calls of other LLM APIs' tools (an MCP server's) wait for the
+    # user's yes, by what the tools say they do (`engine/confirm.py`).
+    confirm_other_tools: AskOthers = DEFAULT_ASK_OTHERS
 
     @classmethod
     def from_subentry(cls, data: Mapping[str, Any]) -> AgentOptions:
@@ -163,4 +168,5 @@ class AgentOptions:
             history_turns=values[CONF_HISTORY_TURNS],
             warm_up=values[CONF_WARM_UP],
             confirm_intents=values[CONF_CONFIRM_INTENTS],
+            confirm_other_tools=AskOthers(values[CONF_CONFIRM_OTHER_TOOLS]),
         )

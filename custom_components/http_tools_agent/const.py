@@ -69,6 +69,9 @@ CONF_WARM_UP: Final = "warm_up"
 # Ask before Assist's intents unlock, open a garage door or gate, or touch
 # an alarm panel (`turn/sensitive.py`).
 CONF_CONFIRM_INTENTS: Final = "confirm_intents"
+# Which calls of other LLM APIs' tools (an MCP server's) wait for the
+# user's yes, by their annotations (`engine/confirm.py` `AskOthers`).
+CONF_CONFIRM_OTHER_TOOLS: Final = "confirm_other_tools"
 
 TOOL_CHOICES: Final = ("auto", "required", "none")
 THINKING_CHOICES: Final = ("auto", "off", "on")
