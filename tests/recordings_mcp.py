@@ -5,7 +5,8 @@ call of its tools:
 
 - `list_recordings`: says it only reads (`readOnlyHint`);
 - `rename_recording`: changes, says it is not destructive;
-- `delete_recording`: says it is destructive (`destructiveHint`).
+- `delete_recording`: says it is destructive (`destructiveHint`);
+- `archive_recording`: says nothing of itself (no annotations).
 
     async with RecordingsServer() as server:
         server.url, server.calls
@@ -46,6 +47,12 @@ def recordings_app(calls: list[Call]) -> ASGIApp:
         """Delete a recording for good."""
         calls.append(("delete_recording", {"recording_id": recording_id}))
         return f"Recording {recording_id} deleted."
+
+    @server.tool()
+    def archive_recording(recording_id: str) -> str:
+        """Move a recording to the archive."""
+        calls.append(("archive_recording", {"recording_id": recording_id}))
+        return f"Recording {recording_id} archived."
 
     return server.streamable_http_app()
 

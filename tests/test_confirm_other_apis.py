@@ -35,6 +35,7 @@ type Call = tuple[str, dict[str, str]]
 DELETE: Call = ("recordings__delete_recording", {"recording_id": "7"})
 RENAME: Call = ("recordings__rename_recording", {"recording_id": "7", "name": "Mail"})
 LIST: Call = ("recordings__list_recordings", {})
+ARCHIVE: Call = ("recordings__archive_recording", {"recording_id": "7"})
 
 
 @pytest.fixture
@@ -136,8 +137,10 @@ async def test_a_read_runs_at_once(
 @pytest.mark.parametrize(
     ("ask", "call", "held"),
     [
-        # The default asks before a destructive tool only ...
+        # The default asks before a destructive tool only (one that says
+        # nothing is destructive to Home Assistant) ...
         (None, RENAME, False),
+        (None, ARCHIVE, True),
         # ... *Every change* before any tool that is not read-only ...
         ("changes", RENAME, True),
         ("changes", DELETE, True),
@@ -157,7 +160,7 @@ async def test_the_setting_says_which_tools_ask(
     llm_server.add(tool_calls_stream(call), text_stream("Done."))
 
     # The user says the id (a change by an id nobody said is refused).
-    result = await say(hass, "Recording 7: delete it, or call it Mail.")
+    result = await say(hass, "Recording 7: delete, archive, or call it Mail.")
 
     assert result.continue_conversation is held
     name = call[0].removeprefix("recordings__")

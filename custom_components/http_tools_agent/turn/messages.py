@@ -116,8 +116,9 @@ def _api_of(llm_api: llm.APIInstance) -> Callable[[llm.Tool], llm.API | None]:
 def _is_other(api: llm.API | None) -> bool:
     """Whether an API's tools ask by their annotations: not Assist's (its
     intents on locks ask by the agent's own setting, `turn/sensitive.py`),
-    not the HTTP tools (each asks by its own `confirm`)."""
-    return api is not None and not (
+    not the HTTP tools (each asks by its own `confirm`). A tool of no API
+    found asks too: a destructive call never runs unasked by mistake."""
+    return api is None or not (
         api.id == llm.LLM_API_ASSIST or isinstance(api, HttpToolsAPI)
     )
 
