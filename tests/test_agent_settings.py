@@ -21,6 +21,7 @@ from custom_components.http_tools_agent.const import (
     CONF_ADVANCED,
     CONF_CHAIN_CALLS,
     CONF_CONFIRM_INTENTS,
+    CONF_CONFIRM_OTHER_TOOLS,
     CONF_CUSTOM_EXAMPLES,
     CONF_EXAMPLES,
     CONF_EXTRA_BODY,
@@ -54,6 +55,7 @@ BASIC = {
     CONF_PROFILE: "small",
     CONF_CONFIRM_INTENTS: True,
     CONF_VISION: "on",
+    CONF_CONFIRM_OTHER_TOOLS: "changes",
 }
 ADVANCED = {
     CONF_THINKING: "off",

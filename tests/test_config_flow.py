@@ -238,6 +238,7 @@ async def test_add_and_reconfigure_agent(
         "warm_up": "auto",
         "confirm_intents": False,
         "vision": "auto",
+        "confirm_other_tools": "destructive",
     }
 
     result = await entry.start_subentry_reconfigure_flow(hass, new.subentry_id)

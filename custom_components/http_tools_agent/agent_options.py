@@ -17,6 +17,7 @@ from .agent_settings import SETTINGS, read_settings
 from .const import (
     CONF_CHAIN_CALLS,
     CONF_CONFIRM_INTENTS,
+    CONF_CONFIRM_OTHER_TOOLS,
     CONF_CUSTOM_EXAMPLES,
     CONF_EXAMPLES,
     CONF_EXTRA_BODY,
@@ -34,6 +35,7 @@ from .const import (
     CONF_WARM_UP,
     DEFAULT_MODEL,
 )
+from .engine.confirm import DEFAULT_ASK_OTHERS, AskOthers
 
 type ToolChoice = Literal["auto", "required", "none"]
 
@@ -145,6 +147,9 @@ class AgentOptions:
     # the server says the model reads images), `on` or `off`
     # (`server/info.py` `reads_images`).
     vision: str = SETTINGS[CONF_VISION].default
+    # Which calls of other LLM APIs' tools (an MCP server's) wait for the
+    # user's yes, by what the tools say they do (`engine/confirm.py`).
+    confirm_other_tools: AskOthers = DEFAULT_ASK_OTHERS
 
     @classmethod
     def from_subentry(cls, data: Mapping[str, Any]) -> AgentOptions:
@@ -169,4 +174,5 @@ class AgentOptions:
             warm_up=values[CONF_WARM_UP],
             confirm_intents=values[CONF_CONFIRM_INTENTS],
             vision=values[CONF_VISION],
+            confirm_other_tools=AskOthers(values[CONF_CONFIRM_OTHER_TOOLS]),
         )

@@ -19,6 +19,7 @@ from .const import (
     CHAIN_CALLS_CHOICES,
     CONF_CHAIN_CALLS,
     CONF_CONFIRM_INTENTS,
+    CONF_CONFIRM_OTHER_TOOLS,
     CONF_CUSTOM_EXAMPLES,
     CONF_EXAMPLES,
     CONF_EXTRA_BODY,
@@ -54,6 +55,7 @@ from .const import (
     VISION_CHOICES,
     WARM_UP_CHOICES,
 )
+from .engine.confirm import DEFAULT_ASK_OTHERS, AskOthers
 
 
 class Section(StrEnum):
@@ -142,6 +144,12 @@ AGENT_SETTINGS: tuple[Setting, ...] = (
     Setting(CONF_PROFILE, Kind.CHOICE, DEFAULT_PROFILE, choices=PROFILE_CHOICES),
     Setting(CONF_CONFIRM_INTENTS, Kind.BOOLEAN, False),
     Setting(CONF_VISION, Kind.CHOICE, DEFAULT_VISION, choices=VISION_CHOICES),
+    Setting(
+        CONF_CONFIRM_OTHER_TOOLS,
+        Kind.CHOICE,
+        DEFAULT_ASK_OTHERS.value,
+        choices=tuple(mode.value for mode in AskOthers),
+    ),
     Setting(CONF_THINKING, Kind.CHOICE, DEFAULT_THINKING, _ADVANCED, THINKING_CHOICES),
     Setting(
         CONF_MAX_CALLS_PER_TURN,

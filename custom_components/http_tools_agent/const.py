@@ -74,6 +74,9 @@ CONF_CONFIRM_INTENTS: Final = "confirm_intents"
 # Whether an image a tool answers goes to the model as a picture
 # (`turn/pictures.py`).
 CONF_VISION: Final = "vision"
+# Which calls of other LLM APIs' tools (an MCP server's) wait for the
+# user's yes, by their annotations (`engine/confirm.py` `AskOthers`).
+CONF_CONFIRM_OTHER_TOOLS: Final = "confirm_other_tools"
 
 TOOL_CHOICES: Final = ("auto", "required", "none")
 THINKING_CHOICES: Final = ("auto", "off", "on")

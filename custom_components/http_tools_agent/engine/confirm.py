@@ -9,14 +9,19 @@
 - `pin`: `{secret:name}`, an entry secret the user says or types with the
   yes ("yes 1234"). A tool with a PIN always waits.
 
-The rules are in ``docs/tool-format.md``; the turn holds such a call in
-``turn/hold.py``.
+A tool of another LLM API the agent is given (an MCP server's, say) has
+none of these fields: what it says of itself (its annotations, read as an
+`Effect`) and the agent's `AskOthers` setting decide.
+
+The rules are in ``docs/tool-format.md`` and ``docs/turns.md``; the turn
+holds such a call in ``turn/hold.py``.
 """
 
 from __future__ import annotations
 
 from collections.abc import Mapping
 from dataclasses import dataclass
+from enum import Enum, StrEnum
 from typing import Any
 
 from .templates import Placeholder, Secret, parse_template
@@ -30,6 +35,47 @@ AUTO_CONFIRM_METHODS = frozenset({"DELETE"})
 MAX_QUESTION_LENGTH = 200
 
 type Problem = tuple[str, str]  # (field, message)
+
+
+class Effect(Enum):
+    """What a tool of another LLM API says it does (its annotations)."""
+
+    READS = "reads"
+    CHANGES = "changes"
+    DESTROYS = "destroys"
+
+    @classmethod
+    def of(cls, *, read_only: bool, destructive: bool) -> Effect:
+        """From Home Assistant's `read_only` and `destructive` (MCP's
+        `readOnlyHint` and `destructiveHint`): a tool that only reads
+        destroys nothing, whatever else it says (MCP: `destructiveHint`
+        means something only when `readOnlyHint` is false). A tool that
+        declares nothing is, by Home Assistant's defaults, destructive."""
+        if read_only:
+            return cls.READS
+        return cls.DESTROYS if destructive else cls.CHANGES
+
+
+class AskOthers(StrEnum):
+    """The agent's setting: which calls of other LLM APIs' tools wait for
+    the user's yes."""
+
+    DESTRUCTIVE = "destructive"  # those that say they are destructive
+    CHANGES = "changes"  # every tool that is not read-only
+    NEVER = "never"
+
+    def waits(self, effect: Effect) -> bool:
+        """Whether a call of a tool with `effect` waits for the yes."""
+        match self:
+            case AskOthers.DESTRUCTIVE:
+                return effect is Effect.DESTROYS
+            case AskOthers.CHANGES:
+                return effect is not Effect.READS
+            case AskOthers.NEVER:
+                return False
+
+
+DEFAULT_ASK_OTHERS = AskOthers.DESTRUCTIVE
 
 
 @dataclass(frozen=True, slots=True)

@@ -28,7 +28,8 @@ async def async_ask_to_confirm(
 ) -> None:
     """A call waits for the user's yes: the agent asks, and keeps the call
     for this conversation and device."""
-    # An intent on a lock (`turn/sensitive.py`) has no settings of its own.
+    # An intent on a lock (`turn/sensitive.py`) or another API's tool has
+    # no settings of its own: the question is built from its name.
     confirmation = turn.offered.confirm.get(call.tool_name, Confirmation())
     removes = removal_of(turn.chat_log.content, call, turn.offered.listers)
     question = await async_confirm_question(

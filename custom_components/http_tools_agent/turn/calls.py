@@ -146,8 +146,11 @@ class CallGate:
     places: frozenset[str] = frozenset()
     # For a tool that changes an item of a collection, the tool listing it.
     listers: Mapping[str, str] = field(default_factory=dict)
-    # The tools whose calls wait for the user's yes, and the call held.
+    # The HTTP tools whose calls wait for the user's yes, and the call held.
     confirm: Mapping[str, Confirmation] = field(default_factory=dict)
+    # The other APIs' tools whose calls wait (an MCP server's destructive
+    # tool: `ChatTools.asking`).
+    asking: frozenset[str] = frozenset()
     # Other calls that wait (Assist's intents on locks: `turn/sensitive.py`).
     sensitive: Callable[[llm.ToolInput], bool] | None = None
     # False: no one to ask (an AI task): such calls are refused instead.
@@ -177,6 +180,16 @@ class CallGate:
             self.changed = True
             reads = tuple(f"{name}{{" for name in self.read_only)
             self.seen = {key for key in self.seen if not key.startswith(reads)}
+
+    def waits(self, call: llm.ToolInput) -> bool:
+        """Whether `call` waits for the user's yes: an HTTP tool's own
+        `confirm`, another API's tool by what it says it does, or one of
+        Assist's intents on a lock."""
+        return (
+            call.tool_name in self.confirm
+            or call.tool_name in self.asking
+            or (self.sensitive is not None and self.sensitive(call))
+        )
 
     def mark_run(self, call: llm.ToolInput) -> None:
         """A call the agent makes itself (`turn/loop.py`, a lookup's change)."""
@@ -270,8 +283,7 @@ class ReplyCalls:
             pending = self._without_unasked_changes(pending)
         if self.trusted is not None:
             pending = self._without_guessed_ids(pending)
-        if gate.confirm or gate.sensitive is not None:
-            pending = self._without_held(pending)
+        pending = self._without_held(pending)
         room = max(gate.limit - gate.ran, 0)
         for call in pending[room:]:
             self._refuse(call, over_budget_error(gate.limit))
@@ -358,9 +370,7 @@ class ReplyCalls:
         gate = self.gate
         kept: list[llm.ToolInput] = []
         for call in pending:
-            if call.tool_name not in gate.confirm and not (
-                gate.sensitive is not None and gate.sensitive(call)
-            ):
+            if not gate.waits(call):
                 kept.append(call)
             elif not gate.can_ask:
                 self._refuse(call, NO_ONE_TO_ASK_ERROR)

@@ -21,12 +21,13 @@ from openai.types.chat import (
 from openai.types.chat.chat_completion_message_function_tool_call_param import Function
 from openai.types.shared_params import FunctionDefinition
 import probatio
+from slugify import slugify
 
-from ..engine.confirm import Confirmation
+from ..engine.confirm import AskOthers, Confirmation, Effect
 from ..engine.definitions import ToolDefinition
 from ..engine.lookup import lister_of
 from ..tools.call_result import RESULT_KEY
-from ..tools.llm_api import DateTimeTool, HttpTool
+from ..tools.llm_api import DateTimeTool, HttpTool, HttpToolsAPI
 
 # Home Assistant's name test for a date-and-time tool (it then leaves its
 # clock line out of the system prompt).
@@ -79,6 +80,15 @@ class ChatTools:
     listers: Mapping[str, str] = field(default_factory=dict)
     # The HTTP tools whose calls wait for the user's yes (`turn/hold.py`).
     confirm: Mapping[str, Confirmation] = field(default_factory=dict)
+    # The tools of other LLM APIs (neither Assist's nor the HTTP tools: an
+    # MCP server's), and what each says it does.
+    others: Mapping[str, Effect] = field(default_factory=dict)
+
+    def asking(self, mode: AskOthers) -> frozenset[str]:
+        """The other APIs' tools whose calls wait for the user's yes."""
+        return frozenset(
+            name for name, effect in self.others.items() if mode.waits(effect)
+        )
 
 
 def _http_definition(tool: llm.Tool) -> ToolDefinition | None:
@@ -86,6 +96,31 @@ def _http_definition(tool: llm.Tool) -> ToolDefinition | None:
     while isinstance(inner, llm.NamespacedTool):
         inner = inner.tool
     return inner.definition if isinstance(inner, HttpTool) else None
+
+
+def _api_of(llm_api: llm.APIInstance) -> Callable[[llm.Tool], llm.API | None]:
+    """Which of the selected APIs a tool comes from: with several, Home
+    Assistant merges them and names each tool with its API's namespace (the
+    API's name, slugified: `llm.MergedAPI`)."""
+    api = llm_api.api
+    if not isinstance(api, llm.MergedAPI):
+        return lambda tool: api
+    by_namespace = {slugify(each.name): each for each in api.llm_apis}
+    return lambda tool: (
+        by_namespace.get(tool.namespace)
+        if isinstance(tool, llm.NamespacedTool)
+        else None
+    )
+
+
+def _is_other(api: llm.API | None) -> bool:
+    """Whether an API's tools ask by their annotations: not Assist's (its
+    intents on locks ask by the agent's own setting, `turn/sensitive.py`),
+    not the HTTP tools (each asks by its own `confirm`). A tool of no API
+    found asks too: a destructive call never runs unasked by mistake."""
+    return api is None or not (
+        api.id == llm.LLM_API_ASSIST or isinstance(api, HttpToolsAPI)
+    )
 
 
 def chat_tools(llm_api: llm.APIInstance) -> ChatTools:
@@ -98,10 +133,17 @@ def chat_tools(llm_api: llm.APIInstance) -> ChatTools:
     schemas: ToolSchemas = {}
     read_only: set[str] = set()
     http: dict[str, ToolDefinition] = {}
+    others: dict[str, Effect] = {}
+    api_of = _api_of(llm_api)
     clock = False
     for tool in llm_api.tools:
         if (definition := _http_definition(tool)) is not None:
             http[tool.name] = definition
+        elif _is_other(api_of(tool)):
+            others[tool.name] = Effect.of(
+                read_only=tool.annotations.read_only,
+                destructive=tool.annotations.destructive,
+            )
         if tool.name.endswith(DATE_TIME_TOOL):
             if clock:
                 continue
@@ -128,7 +170,7 @@ def chat_tools(llm_api: llm.APIInstance) -> ChatTools:
         for name, definition in http.items()
         if definition.needs_confirmation
     }
-    return ChatTools(tools, schemas, frozenset(read_only), listers, confirm)
+    return ChatTools(tools, schemas, frozenset(read_only), listers, confirm, others)
 
 
 def this_turn(

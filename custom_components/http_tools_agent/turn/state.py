@@ -128,6 +128,7 @@ class Turn:
             places=self.places,
             listers=self.offered.listers,
             confirm=self.offered.confirm,
+            asking=self.offered.asking(self.options.confirm_other_tools),
             sensitive=self.sensitive,
             can_ask=not self.data,
         )
