@@ -30,6 +30,7 @@ from .const import (
     CONF_TEMPERATURE,
     CONF_THINKING,
     CONF_TOOL_CHOICE,
+    CONF_TOOL_SEARCH,
     CONF_WARM_UP,
     DEFAULT_MODEL,
 )
@@ -140,6 +141,8 @@ class AgentOptions:
     # Ask before Assist unlocks, opens a garage door or gate, or touches an
     # alarm panel (`turn/sensitive.py`).
     confirm_intents: bool = False
+    # How many HTTP tools are shown (`turn/tool_search.py`).
+    tool_search: str = SETTINGS[CONF_TOOL_SEARCH].default
 
     @classmethod
     def from_subentry(cls, data: Mapping[str, Any]) -> AgentOptions:
@@ -163,4 +166,5 @@ class AgentOptions:
             history_turns=values[CONF_HISTORY_TURNS],
             warm_up=values[CONF_WARM_UP],
             confirm_intents=values[CONF_CONFIRM_INTENTS],
+            tool_search=values[CONF_TOOL_SEARCH],
         )

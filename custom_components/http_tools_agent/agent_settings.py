@@ -31,6 +31,7 @@ from .const import (
     CONF_TEMPERATURE,
     CONF_THINKING,
     CONF_TOOL_CHOICE,
+    CONF_TOOL_SEARCH,
     CONF_WARM_UP,
     DEFAULT_CHAIN_CALLS,
     DEFAULT_EXAMPLES,
@@ -42,6 +43,7 @@ from .const import (
     DEFAULT_TEMPERATURE,
     DEFAULT_THINKING,
     DEFAULT_TOOL_CHOICE,
+    DEFAULT_TOOL_SEARCH,
     DEFAULT_WARM_UP,
     EXAMPLES_CHOICES,
     HISTORY_CHOICES,
@@ -49,6 +51,7 @@ from .const import (
     PROFILE_CHOICES,
     THINKING_CHOICES,
     TOOL_CHOICES,
+    TOOL_SEARCH_CHOICES,
     WARM_UP_CHOICES,
 )
 
@@ -167,6 +170,13 @@ AGENT_SETTINGS: tuple[Setting, ...] = (
     Setting(CONF_CUSTOM_EXAMPLES, Kind.TEXT, "", _ADVANCED, optional=True),
     Setting(CONF_EXTRA_BODY, Kind.OBJECT, {}, _ADVANCED, optional=True),
     Setting(CONF_WARM_UP, Kind.CHOICE, DEFAULT_WARM_UP, _ADVANCED, WARM_UP_CHOICES),
+    Setting(
+        CONF_TOOL_SEARCH,
+        Kind.CHOICE,
+        DEFAULT_TOOL_SEARCH,
+        _ADVANCED,
+        TOOL_SEARCH_CHOICES,
+    ),
 )
 
 SETTINGS: Mapping[str, Setting] = {setting.key: setting for setting in AGENT_SETTINGS}

@@ -69,6 +69,8 @@ CONF_WARM_UP: Final = "warm_up"
 # Ask before Assist's intents unlock, open a garage door or gate, or touch
 # an alarm panel (`turn/sensitive.py`).
 CONF_CONFIRM_INTENTS: Final = "confirm_intents"
+# How an agent with many HTTP tools shows them (`turn/tool_search.py`).
+CONF_TOOL_SEARCH: Final = "tool_search"
 
 TOOL_CHOICES: Final = ("auto", "required", "none")
 THINKING_CHOICES: Final = ("auto", "off", "on")
@@ -91,6 +93,9 @@ DEFAULT_HISTORY_TURNS: Final = 3
 # `auto`: for servers on this machine or the local network, never a hosted API.
 WARM_UP_CHOICES: Final = ("auto", "on", "off")
 DEFAULT_WARM_UP: Final = "auto"
+# `auto`: as measured best for the profile (`turn/tool_search.py`).
+TOOL_SEARCH_CHOICES: Final = ("auto", "off", "search", "preselect")
+DEFAULT_TOOL_SEARCH: Final = "auto"
 DEFAULT_TOOL_CHOICE: Final = "auto"
 DEFAULT_TEMPERATURE: Final = 0.7
 DEFAULT_MAX_TOKENS: Final = 1024

@@ -79,6 +79,8 @@ class ChatTools:
     listers: Mapping[str, str] = field(default_factory=dict)
     # The HTTP tools whose calls wait for the user's yes (`turn/hold.py`).
     confirm: Mapping[str, Confirmation] = field(default_factory=dict)
+    # The HTTP tools' names as offered (what a tool search ranks).
+    http: frozenset[str] = frozenset()
 
 
 def _http_definition(tool: llm.Tool) -> ToolDefinition | None:
@@ -128,7 +130,9 @@ def chat_tools(llm_api: llm.APIInstance) -> ChatTools:
         for name, definition in http.items()
         if definition.needs_confirmation
     }
-    return ChatTools(tools, schemas, frozenset(read_only), listers, confirm)
+    return ChatTools(
+        tools, schemas, frozenset(read_only), listers, confirm, frozenset(http)
+    )
 
 
 def this_turn(
