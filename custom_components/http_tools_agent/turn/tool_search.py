@@ -10,8 +10,10 @@ and the next round offers their schemas, so the model calls the one it
 wants as it calls any tool. Every tool still runs when called by its name
 (the chat log's API holds them all): a capable model that knows the tool
 it means loses nothing. Other APIs' tools (Assist's, the clock) are
-always shown. Measured in bench/RESULTS.md ("A search for large tool
-sets"); docs/tools.md says when it is on.
+always shown. `auto` preselects for the small profile only: measured
+with 46 tools (bench/RESULTS.md, "A search for large tool sets"), the
+0.5B model did better preselected than shown every tool and never used
+the search, and a search costs a capable model rounds (P9 29/32).
 
 The ranking is BM25 over each tool's name (counted twice), description
 and parameters; a request's words in the agent's languages add the words
