@@ -7,13 +7,16 @@ passes when every call the oracle makes runs in its round, no other tool
 request runs, and its answers are spoken unchanged.
 
     .venv/bin/python -m bench.bench_oracle [--profiles capable,auto,small]
-        [--rules] [--families]
+        [--rules] [--families] [--many]
 
 `--rules` adds the small profile without each of its rules in turn
 (`small-no-<rule>`): what each rule costs a model that is right.
 `--families` adds the calls written as the 2026 families write them
 (pythonic, Mistral's `[TOOL_CALLS]`, Gemma 4, gpt-oss): what reading them
-costs a model that is right.
+costs a model that is right. `--many` runs each profile with 40 imported
+operations offered besides (`tests/many_tools.py`), shown all (`off`),
+searched or preselected (`turn/tool_search.py`): what a tool search costs
+a model that is right (it searches for a tool it means that is not shown).
 """
 
 from __future__ import annotations
@@ -25,24 +28,38 @@ from dataclasses import fields
 
 from bench._ha import home_assistant, machine, table
 from bench.bench_real_model import small_rules
+from custom_components.http_tools_agent.const import CONF_TOOL_SEARCH
 from custom_components.http_tools_agent.small.rules import Rules
 from tests.oracle.run import FAMILY_FORMATS, FORMATS, PROFILES, Outcome, run_scenario
 from tests.oracle.scenarios import SCENARIOS
+
+# Imported operations offered besides the scenario's tools (`--many`).
+MANY = 40
 
 
 async def run(
     profiles: list[str], formats: tuple[str, ...] = FORMATS
 ) -> dict[tuple[str, str], list[Outcome]]:
     """Every scenario, per profile (`small-no-<rule>`: small without that
-    rule) and call format."""
+    rule; `<profile>-many-<mode>`: with 40 imported operations offered
+    besides, shown as `mode` says) and call format."""
     results: dict[tuple[str, str], list[Outcome]] = defaultdict(list)
     for profile in profiles:
-        setting, _, rule = profile.partition("-no-")
+        named, _, search = profile.partition("-many-")
+        agent = {CONF_TOOL_SEARCH: search} if search else None
+        setting, _, rule = named.partition("-no-")
         with small_rules({rule: False} if rule else None):
             for fmt in formats:
                 for scenario in SCENARIOS:
                     async with home_assistant() as hass:
-                        outcome = await run_scenario(hass, scenario, setting, fmt)
+                        outcome = await run_scenario(
+                            hass,
+                            scenario,
+                            setting,
+                            fmt,
+                            agent,
+                            distractors=MANY if search else 0,
+                        )
                     results[profile, fmt].append(outcome)
     return results
 
@@ -93,8 +110,15 @@ def main() -> None:
     parser.add_argument("--profiles", default=",".join(PROFILES))
     parser.add_argument("--rules", action="store_true")
     parser.add_argument("--families", action="store_true")
+    parser.add_argument("--many", action="store_true")
     args = parser.parse_args()
     profiles = args.profiles.split(",")
+    if args.many:
+        profiles = [
+            f"{profile}-many-{mode}"
+            for profile in profiles
+            for mode in ("off", "search", "preselect")
+        ]
     if args.rules:
         profiles += [f"small-no-{rule.name}" for rule in fields(Rules)]
     print(f"Machine: {machine()}")

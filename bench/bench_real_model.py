@@ -14,12 +14,14 @@
   difference of a request with and without tools.
 
     .venv/bin/python -m bench.bench_real_model [--only p4|p6] [--agents ours,core]
-        [--limit N] [--dump FILE]
+        [--limit N] [--every N] [--dump FILE]
 
 (`--agents` also takes the variants of ours: ours-nostream, ours-required,
 ours-examples (generated), ours-handwritten (the examples below), ours-grammar
 (`bench/grammar.py`), ours-chain (calls after results), ours-1round,
-ours-nudge-user and ours-nudge-system (`bench/nudge_placement.py`).)
+ours-nudge-user and ours-nudge-system (`bench/nudge_placement.py`), and
+ours-many, ours-many-search, ours-many-preselect: 40 imported operations
+beside the demo's tools, all shown, searched or preselected.)
 
 Needs `scripts/model_server --install-only` (or HTA_MODEL_SERVER_URL).
 """
@@ -54,6 +56,7 @@ from tests.e2e.harness import (
     setup_llama_cpp,
     setup_ours,
 )
+from tests.many_tools import arr_tools
 from tests.markup import markup_in
 from tests.servers import FakeLLMServer, text_stream
 
@@ -378,6 +381,12 @@ VARIANTS: dict[str, dict[str, Any]] = {
     "ours-nudge-user": {"nudge": "user"},
     "ours-nudge-system": {"nudge": "system"},
     "ours-no-examples": {"agent": {"examples": "none"}},
+    # 40 imported Sonarr operations before the demo's six tools
+    # (`tests/many_tools.py`), shown all, searched, or preselected by the
+    # sentence (`turn/tool_search.py`).
+    "ours-many": {"many": True, "agent": {"tool_search": "off"}},
+    "ours-many-search": {"many": True, "agent": {"tool_search": "search"}},
+    "ours-many-preselect": {"many": True, "agent": {"tool_search": "preselect"}},
 }
 
 
@@ -416,8 +425,10 @@ async def run_agent(
     tools: DemoToolServer,
     limit: int | None,
     sets: list[str],
+    every: int = 1,
 ) -> list[Outcome]:
-    """Run the request sets through one agent in a fresh Home Assistant."""
+    """Run the request sets through one agent in a fresh Home Assistant
+    (`every`: each set's every Nth request, a sample of every category)."""
     outcomes: list[Outcome] = []
     variant = VARIANTS.get(name, {})
     with (
@@ -425,7 +436,9 @@ async def run_agent(
         nudge_as_message(variant["nudge"]) if variant.get("nudge") else nullcontext(),
         small_rules(variant.get("rules")),
     ):
-        return await _run_agent(name, variant, base_url, tools, limit, sets, outcomes)
+        return await _run_agent(
+            name, variant, base_url, tools, limit, sets, outcomes, every
+        )
 
 
 async def _run_agent(
@@ -436,12 +449,16 @@ async def _run_agent(
     limit: int | None,
     sets: list[str],
     outcomes: list[Outcome],
+    every: int = 1,
 ) -> list[Outcome]:
     async with home_assistant() as hass:
+        offered = tools.tools(TOOLS)
+        if variant.get("many"):
+            offered = [*arr_tools(tools.url), *offered]
         ours = await setup_ours(
             hass,
             base_url,
-            tools.tools(TOOLS),
+            offered,
             options=variant.get("options"),
             agent=variant.get("agent"),
         )
@@ -452,7 +469,7 @@ async def _run_agent(
         requests = [
             (set_name, *request)
             for set_name in sets
-            for request in SETS[set_name][:limit]
+            for request in SETS[set_name][:limit][::every]
         ]
         for index, (set_name, category, text, check) in enumerate(requests):
             tools.reset()
@@ -657,7 +674,12 @@ async def main(args: argparse.Namespace) -> None:
             with fixed_date_time_prompt():
                 for name in args.agents.split(","):
                     results[name] = await run_agent(
-                        name, server.url, tools, args.limit, args.sets.split(",")
+                        name,
+                        server.url,
+                        tools,
+                        args.limit,
+                        args.sets.split(","),
+                        args.every,
                     )
                     if args.dump:  # after each agent: a long run keeps its part
                         dump(args.dump, results)
@@ -678,6 +700,9 @@ if __name__ == "__main__":
         "--sets", default="tuning,held-out", help="tuning, held-out or both"
     )
     parser.add_argument("--dump", help="write every outcome to this JSON file")
+    parser.add_argument(
+        "--every", type=int, default=1, help="each set's every Nth request only"
+    )
     parser.add_argument(
         "--rescore", help="print the P4 tables of a dump (no model needed)"
     )

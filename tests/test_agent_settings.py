@@ -35,6 +35,7 @@ from custom_components.http_tools_agent.const import (
     CONF_TEMPERATURE,
     CONF_THINKING,
     CONF_TOOL_CHOICE,
+    CONF_TOOL_SEARCH,
     CONF_VISION,
     CONF_WARM_UP,
     SUBENTRY_CONVERSATION,
@@ -67,6 +68,7 @@ ADVANCED = {
     CONF_CUSTOM_EXAMPLES: "User: Hi\nAnswer: Hello!",
     CONF_EXTRA_BODY: {"top_k": 20, "cache_prompt": True},
     CONF_WARM_UP: "off",
+    CONF_TOOL_SEARCH: "search",
 }
 
 

@@ -236,6 +236,7 @@ async def test_add_and_reconfigure_agent(
         "history": "profile",
         "history_turns": 3,
         "warm_up": "auto",
+        "tool_search": "auto",
         "confirm_intents": False,
         "vision": "auto",
         "confirm_other_tools": "destructive",

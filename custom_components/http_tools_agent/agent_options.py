@@ -31,6 +31,7 @@ from .const import (
     CONF_TEMPERATURE,
     CONF_THINKING,
     CONF_TOOL_CHOICE,
+    CONF_TOOL_SEARCH,
     CONF_VISION,
     CONF_WARM_UP,
     DEFAULT_MODEL,
@@ -150,6 +151,8 @@ class AgentOptions:
     # Which calls of other LLM APIs' tools (an MCP server's) wait for the
     # user's yes, by what the tools say they do (`engine/confirm.py`).
     confirm_other_tools: AskOthers = DEFAULT_ASK_OTHERS
+    # How many HTTP tools are shown (`turn/tool_search.py`).
+    tool_search: str = SETTINGS[CONF_TOOL_SEARCH].default
 
     @classmethod
     def from_subentry(cls, data: Mapping[str, Any]) -> AgentOptions:
@@ -175,4 +178,5 @@ class AgentOptions:
             confirm_intents=values[CONF_CONFIRM_INTENTS],
             vision=values[CONF_VISION],
             confirm_other_tools=AskOthers(values[CONF_CONFIRM_OTHER_TOOLS]),
+            tool_search=values[CONF_TOOL_SEARCH],
         )

@@ -32,6 +32,7 @@ from .const import (
     CONF_TEMPERATURE,
     CONF_THINKING,
     CONF_TOOL_CHOICE,
+    CONF_TOOL_SEARCH,
     CONF_VISION,
     CONF_WARM_UP,
     DEFAULT_CHAIN_CALLS,
@@ -44,6 +45,7 @@ from .const import (
     DEFAULT_TEMPERATURE,
     DEFAULT_THINKING,
     DEFAULT_TOOL_CHOICE,
+    DEFAULT_TOOL_SEARCH,
     DEFAULT_VISION,
     DEFAULT_WARM_UP,
     EXAMPLES_CHOICES,
@@ -52,6 +54,7 @@ from .const import (
     PROFILE_CHOICES,
     THINKING_CHOICES,
     TOOL_CHOICES,
+    TOOL_SEARCH_CHOICES,
     VISION_CHOICES,
     WARM_UP_CHOICES,
 )
@@ -179,6 +182,13 @@ AGENT_SETTINGS: tuple[Setting, ...] = (
     Setting(CONF_CUSTOM_EXAMPLES, Kind.TEXT, "", _ADVANCED, optional=True),
     Setting(CONF_EXTRA_BODY, Kind.OBJECT, {}, _ADVANCED, optional=True),
     Setting(CONF_WARM_UP, Kind.CHOICE, DEFAULT_WARM_UP, _ADVANCED, WARM_UP_CHOICES),
+    Setting(
+        CONF_TOOL_SEARCH,
+        Kind.CHOICE,
+        DEFAULT_TOOL_SEARCH,
+        _ADVANCED,
+        TOOL_SEARCH_CHOICES,
+    ),
 )
 
 SETTINGS: Mapping[str, Setting] = {setting.key: setting for setting in AGENT_SETTINGS}

@@ -77,6 +77,8 @@ CONF_VISION: Final = "vision"
 # Which calls of other LLM APIs' tools (an MCP server's) wait for the
 # user's yes, by their annotations (`engine/confirm.py` `AskOthers`).
 CONF_CONFIRM_OTHER_TOOLS: Final = "confirm_other_tools"
+# How an agent with many HTTP tools shows them (`turn/tool_search.py`).
+CONF_TOOL_SEARCH: Final = "tool_search"
 
 TOOL_CHOICES: Final = ("auto", "required", "none")
 THINKING_CHOICES: Final = ("auto", "off", "on")
@@ -102,6 +104,9 @@ DEFAULT_WARM_UP: Final = "auto"
 # `auto`: when the server reports that the model reads images.
 VISION_CHOICES: Final = ("auto", "on", "off")
 DEFAULT_VISION: Final = "auto"
+# `auto`: as measured best for the profile (`turn/tool_search.py`).
+TOOL_SEARCH_CHOICES: Final = ("auto", "off", "search", "preselect")
+DEFAULT_TOOL_SEARCH: Final = "auto"
 DEFAULT_TOOL_CHOICE: Final = "auto"
 DEFAULT_TEMPERATURE: Final = 0.7
 DEFAULT_MAX_TOKENS: Final = 1024

@@ -51,6 +51,7 @@ from .turn.prompt import MessageNotes
 from .turn.say import agent_words, async_spoken_message
 from .turn.sensitive import sensitive_intents
 from .turn.state import Turn
+from .turn.tool_search import mode_for, with_search
 
 # What the agent says when a held call does not run (`turn/hold.py`).
 _NOT_RUN = {
@@ -162,6 +163,13 @@ class HttpToolsAgentEntity(Entity):
         options = AgentOptions.from_subentry(self.subentry.data)
         profile = self.profile(options)
         rules = rules_for(options, profile)
+        llm_api = chat_log.llm_api
+        offered, search = with_search(
+            llm_api,
+            chat_tools(llm_api) if llm_api else ChatTools(),
+            mode_for(options.tool_search, profile.small),
+            confirmed_request or this_turn(chat_log)[0],
+        )
         return Turn(
             options,
             chat_log,
@@ -171,7 +179,8 @@ class HttpToolsAgentEntity(Entity):
             self.open_thinking,
             profile=profile,
             rules=rules,
-            offered=chat_tools(chat_log.llm_api) if chat_log.llm_api else ChatTools(),
+            offered=offered,
+            search=search,
             places=self._places() if rules.invented_places else frozenset(),
             cut_note=cut_note,
             language=language,

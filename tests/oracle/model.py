@@ -25,6 +25,7 @@ from aiohttp import web
 
 from custom_components.http_tools_agent.small.answer import ANSWER_NUDGE
 from custom_components.http_tools_agent.turn.refusals import HELD_TEXT
+from custom_components.http_tools_agent.turn.tool_search import FIND_TOOLS
 from tests.servers import FakeLLMServer, Reply, text_stream, tool_calls_stream
 
 # What the agent answers instead of running a call (`calls`,
@@ -198,6 +199,16 @@ def _without_nudge(text: str) -> str:
     return text
 
 
+def _searches(calls: list[Call], offered: list[str]) -> list[Call]:
+    """A search for each tool of `calls` not offered, when a search is
+    (`turn/tool_search.py`), by the words of the tool's name."""
+    if FIND_TOOLS not in offered:
+        return []
+    shown = {_short(name) for name in offered}
+    missing = dict.fromkeys(c.name for c in calls if c.name not in shown)
+    return [Call(FIND_TOOLS, {"query": name.replace("_", " ")}) for name in missing]
+
+
 def _short(name: str) -> str:
     """A namespaced tool's own name (`http-tools__get_weather`)."""
     return name.rpartition("__")[2]
@@ -238,6 +249,10 @@ class OracleModel(FakeLLMServer):
         try:
             if body.get("tool_choice") != "none" and done < len(step.rounds):
                 calls = list(step.rounds[done](results))
+                if searches := _searches(calls, offered):
+                    # The tools it means are not offered, a search is: it
+                    # searches first, then calls them (the same round).
+                    return self._calls(searches, offered)
                 self._progress[key] = done + 1
                 if calls:
                     self.seen.append(Seen(turn, done, calls))

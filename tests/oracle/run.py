@@ -20,6 +20,7 @@ from custom_components.http_tools_agent.const import CONF_PROFILE
 from dev.tool_server import DemoToolServer
 from tests.house import async_demo_house
 from tests.kit import API_ID, add_agent, converse, server_entry, speech
+from tests.many_tools import arr_tools
 
 from .model import YES, OracleModel
 from .scenarios import Scenario
@@ -61,8 +62,12 @@ async def run_scenario(
     profile: str,
     fmt: str,
     agent: dict[str, Any] | None = None,
+    *,
+    distractors: int = 0,
 ) -> Outcome:
-    """One conversation of the scenario with the oracle on a fresh agent."""
+    """One conversation of the scenario with the oracle on a fresh agent
+    (`distractors`: that many imported operations offered before the
+    scenario's tools, `tests/many_tools.py`)."""
     text_format = (
         scenario.text_format
         if fmt == "text"
@@ -79,7 +84,12 @@ async def run_scenario(
     ):
         entry = server_entry(
             oracle.base_url,
-            options={"tools": tools.tools(list(scenario.tools))},
+            options={
+                "tools": [
+                    *(arr_tools(tools.url, distractors) if distractors else ()),
+                    *tools.tools(list(scenario.tools)),
+                ]
+            },
             agent={CONF_PROFILE: profile, CONF_LLM_HASS_API: apis, **(agent or {})},
         )
         agent_id = await add_agent(hass, entry)

@@ -42,6 +42,7 @@ from .reply import Delta, Reply
 from .request import Ask
 from .say import Said, agent_words, async_words, what_happened
 from .spoken_text import spoken
+from .tool_search import FIND_TOOLS
 
 if TYPE_CHECKING:
     from ..runtime import HttpToolsRuntime
@@ -166,6 +167,12 @@ class TurnLoop:
                     # a result: the results are in, so ask for the answer.
                     await self._async_ask(Ask.CLOSING)
                 break
+            if reply.released and all(
+                call.tool_name == FIND_TOOLS for call in reply.released
+            ):
+                # A search found tools: the next round offers them to call.
+                turn.next_round()
+                continue
             if (
                 turn.rules.tool_speech
                 and not turn.data  # an AI task's answer is the model's data

@@ -83,6 +83,8 @@ class ChatTools:
     # The tools of other LLM APIs (neither Assist's nor the HTTP tools: an
     # MCP server's), and what each says it does.
     others: Mapping[str, Effect] = field(default_factory=dict)
+    # The HTTP tools' names as offered (what a tool search ranks).
+    http: frozenset[str] = frozenset()
 
     def asking(self, mode: AskOthers) -> frozenset[str]:
         """The other APIs' tools whose calls wait for the user's yes."""
@@ -170,7 +172,9 @@ def chat_tools(llm_api: llm.APIInstance) -> ChatTools:
         for name, definition in http.items()
         if definition.needs_confirmation
     }
-    return ChatTools(tools, schemas, frozenset(read_only), listers, confirm, others)
+    return ChatTools(
+        tools, schemas, frozenset(read_only), listers, confirm, others, frozenset(http)
+    )
 
 
 def this_turn(

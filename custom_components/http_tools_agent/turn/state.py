@@ -39,6 +39,7 @@ from .prompt import MessageNotes
 from .reply import Reply
 from .request import Ask, build_request
 from .sensitive import Sensitive
+from .tool_search import ToolSearch
 
 _ASKED = {Ask.ROUND: Asked.RUN, Ask.RETRY: Asked.RUN, Ask.ANSWER: Asked.ANSWER}
 
@@ -58,6 +59,9 @@ class Turn:
     )
     rules: Rules = PLAIN
     offered: ChatTools = field(default_factory=ChatTools)
+    # Over the threshold, which HTTP tools the requests show
+    # (`turn/tool_search.py`); None: all of them.
+    search: ToolSearch | None = None
     # The house's area and floor names and aliases, lower-cased.
     places: frozenset[str] = frozenset()
     # What ends a reply cut for running away (`turn/runaway.py`), and the
@@ -135,8 +139,11 @@ class Turn:
 
     @property
     def tools(self) -> list[ChatCompletionFunctionToolParam]:
-        """The `tools` array of the requests."""
-        return self.offered.tools
+        """The `tools` array of the next request: every tool offered, or
+        those the turn's search shows."""
+        if (search := self.search) is None:
+            return self.offered.tools
+        return [t for t in self.offered.tools if search.visible(t["function"]["name"])]
 
     @property
     def schemas(self) -> dict[str, dict[str, Any]]:
