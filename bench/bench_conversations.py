@@ -208,7 +208,7 @@ async def run_agent(
             agent = await setup_ours(
                 hass,
                 base_url,
-                tools.tools(TOOLS),
+                tools.tools(TOOLS, sentences=False),
                 options=variant.get("options"),
                 agent=variant.get("agent"),
             )

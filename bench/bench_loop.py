@@ -275,7 +275,7 @@ async def p1b(hass: object, fast: FakeLLMServer, turns: int) -> None:
 
     assert isinstance(hass, HomeAssistant)
     async with DemoToolServer() as tools:
-        offered = tools.tools(list(DEMO_TOOLS[:5]))
+        offered = tools.tools(list(DEMO_TOOLS[:5]), sentences=False)
         ours = await setup_ours(hass, fast.base_url, offered, model="m")
         core = await setup_llama_cpp(hass, fast.base_url, model="m")
         wall: dict[str, list[float]] = {"ours": [], "core": []}

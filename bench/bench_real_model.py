@@ -452,7 +452,7 @@ async def _run_agent(
     every: int = 1,
 ) -> list[Outcome]:
     async with home_assistant() as hass:
-        offered = tools.tools(TOOLS)
+        offered = tools.tools(TOOLS, sentences=False)
         if variant.get("many"):
             offered = [*arr_tools(tools.url), *offered]
         ours = await setup_ours(
@@ -584,7 +584,9 @@ async def sent_tools_block(tools: DemoToolServer) -> list[dict[str, Any]]:
         FakeLLMServer(models=[QWEN_ALIAS]) as fake,
         home_assistant() as hass,
     ):
-        agent = await setup_ours(hass, fake.base_url, tools.tools(TOOLS))
+        agent = await setup_ours(
+            hass, fake.base_url, tools.tools(TOOLS, sentences=False)
+        )
         fake.add(text_stream("Hi."))
         await timed_turn(hass, agent, "Hi")
     block: list[dict[str, Any]] = fake.requests[0]["tools"]

@@ -188,9 +188,16 @@ class DemoToolServer(RecordingServer):
             app.router.add_route(method, "/api/items/{id}", self._item)
         app.router.add_post("/hook", self._hook)
 
-    def tools(self, names: list[str] | None = None) -> list[dict[str, Any]]:
-        """Tool definitions (the tools file format) that call this server."""
+    def tools(
+        self, names: list[str] | None = None, *, sentences: bool = True
+    ) -> list[dict[str, Any]]:
+        """Tool definitions (the tools file format) that call this server;
+        without their own sentences when `sentences` is off (the agent
+        answers those itself, before any model: what measures the model
+        leaves them out)."""
         defs = tool_definitions(self.url)
+        if not sentences:
+            defs = [{k: v for k, v in d.items() if k != "sentences"} for d in defs]
         if names is None:
             return defs
         by_name = {d["name"]: d for d in defs}

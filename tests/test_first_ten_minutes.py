@@ -51,7 +51,7 @@ async def demo_agent(
     await agent_with_tools(
         hass,
         llm_server.base_url,
-        items.tools(list(DEMO_TOOLS)),
+        items.tools(list(DEMO_TOOLS), sentences=False),
         model=MODEL,
         agent={CONF_LLM_HASS_API: [llm.LLM_API_ASSIST, API_ID]},
     )

@@ -212,7 +212,7 @@ async def setup(
     return await agent_with_tools(
         hass,
         llm_server.base_url,
-        run_at_once(items.tools(list(DEMO_TOOLS))),
+        run_at_once(items.tools(list(DEMO_TOOLS), sentences=False)),
         agent=agent,
     )
 

@@ -308,7 +308,7 @@ async def test_a_chain_runs(
 ) -> None:
     entry = server_entry(
         llm_server.base_url,
-        options={CONF_TOOLS: run_at_once(items.tools())},
+        options={CONF_TOOLS: run_at_once(items.tools(sentences=False))},
         agent={CONF_PROFILE: profile} if profile else None,
     )
     entry.add_to_hass(hass)
@@ -339,7 +339,7 @@ async def test_a_chain_under_the_small_rules(
     for at that point). The agent then asks for the answer without tools."""
     entry = server_entry(
         llm_server.base_url,
-        options={CONF_TOOLS: run_at_once(items.tools())},
+        options={CONF_TOOLS: run_at_once(items.tools(sentences=False))},
         agent={CONF_PROFILE: "small"},
     )
     entry.add_to_hass(hass)
@@ -389,7 +389,8 @@ async def test_a_request_for_every_tool_runs_them_all(
         options={
             CONF_TOOLS: run_at_once(
                 items.tools(
-                    ["list_items", "delete_item", "get_weather", "send_webhook"]
+                    ["list_items", "delete_item", "get_weather", "send_webhook"],
+                    sentences=False,
                 )
             )
         },
@@ -421,7 +422,8 @@ async def test_every_tool_under_the_small_rules(
         options={
             CONF_TOOLS: run_at_once(
                 items.tools(
-                    ["list_items", "delete_item", "get_weather", "send_webhook"]
+                    ["list_items", "delete_item", "get_weather", "send_webhook"],
+                    sentences=False,
                 )
             )
         },

@@ -38,7 +38,7 @@ async def many_tools_agent(
     profile: str = "capable",
 ) -> None:
     """An agent with `count` imported operations before the demo's tools."""
-    tools = [*arr_tools(items.url, count), *items.tools(list(DEMO_TOOLS))]
+    tools = [*arr_tools(items.url, count), *items.tools(list(DEMO_TOOLS), sentences=False)]
     await agent_with_tools(
         hass,
         llm_server.base_url,
@@ -158,7 +158,7 @@ def test_the_request_words_rank_the_tool_first(request_text: str, tool: str) -> 
     among the imported operations (the lexicons' topics and acts)."""
     definitions = [
         *arr_tools("http://127.0.0.1:1"),
-        *DemoToolServer().tools(list(DEMO_TOOLS)),
+        *DemoToolServer().tools(list(DEMO_TOOLS), sentences=False),
     ]
     index = ToolIndex.of(
         {

@@ -35,7 +35,7 @@ async def test_weather_in_rome(
     agent = await setup_ours(
         hass,
         model_server.url,
-        tool_server.tools(["get_weather", "send_webhook"]),
+        tool_server.tools(["get_weather", "send_webhook"], sentences=False),
     )
 
     answer = speech(await converse(hass, "What's the weather in Rome?", agent_id=agent))
@@ -58,7 +58,7 @@ async def test_items_rest_surface(
     agent = await setup_ours(
         hass,
         model_server.url,
-        tool_server.tools(["list_items", "add_item", "delete_item"]),
+        tool_server.tools(["list_items", "add_item", "delete_item"], sentences=False),
     )
 
     added = await converse(hass, "Add bread to the shopping list.", agent_id=agent)
@@ -82,7 +82,9 @@ async def test_small_talk_calls_no_tool(
     "What is 2 plus 2?" with an invented `get_weather` call for London since
     the clock became a tool; before, with a call to every tool, which the
     agent refuses: `test_call_limits.py`. See bench/RESULTS.md, P4.)"""
-    agent = await setup_ours(hass, model_server.url, tool_server.tools(TOOLS))
+    agent = await setup_ours(
+        hass, model_server.url, tool_server.tools(TOOLS, sentences=False)
+    )
 
     answer = speech(await converse(hass, "Thank you!", agent_id=agent))
 
@@ -96,7 +98,9 @@ async def test_quantity_written_as_text_is_sent_as_a_number(
 ) -> None:
     """The model writes `"qty": "7"` for an integer; the agent sends 7, so
     the item really holds 7 pieces."""
-    agent = await setup_ours(hass, model_server.url, tool_server.tools(TOOLS))
+    agent = await setup_ours(
+        hass, model_server.url, tool_server.tools(TOOLS, sentences=False)
+    )
 
     answer = speech(await converse(hass, "Change item 1 to 7 pieces.", agent_id=agent))
 
@@ -112,7 +116,9 @@ async def test_remove_means_delete(
     offered; the agent holds `delete_item`, the one tool it can mean (before,
     the model read "unknown tool" four times and the item stayed), asks
     first, and on "Yes." runs exactly that call, once."""
-    agent = await setup_ours(hass, model_server.url, tool_server.tools(TOOLS))
+    agent = await setup_ours(
+        hass, model_server.url, tool_server.tools(TOOLS, sentences=False)
+    )
 
     asked = await converse(
         hass, "Remove item 1 from the shopping list.", agent_id=agent
@@ -140,7 +146,9 @@ async def test_the_shopping_list_is_read_in_words(
     """The model lists the items, then restates the result as JSON objects
     without the list's bracket; none of it is spoken (before: `, {"id": "2",
     …}]`), and the user hears every item."""
-    agent = await setup_ours(hass, model_server.url, tool_server.tools(TOOLS))
+    agent = await setup_ours(
+        hass, model_server.url, tool_server.tools(TOOLS, sentences=False)
+    )
 
     answer = speech(await converse(hass, "What's on my shopping list?", agent_id=agent))
 
@@ -159,7 +167,9 @@ async def test_two_cities_two_requests(
     the answer, it calls for Paris (then recites the other tools, which do
     not run). Both cities reach the tool server and the user hears both
     temperatures (before: Rome's only)."""
-    agent = await setup_ours(hass, model_server.url, tool_server.tools(TOOLS))
+    agent = await setup_ours(
+        hass, model_server.url, tool_server.tools(TOOLS, sentences=False)
+    )
 
     answer = speech(
         await converse(hass, "What's the weather in Rome and Paris?", agent_id=agent)
@@ -184,7 +194,9 @@ async def test_good_night_changes_nothing(
     the schema-as-arguments rule went, `list_items` runs with the schema as
     its query: JSON Schema allows arguments a tool does not list), and the
     answer is words."""
-    agent = await setup_ours(hass, model_server.url, tool_server.tools(TOOLS))
+    agent = await setup_ours(
+        hass, model_server.url, tool_server.tools(TOOLS, sentences=False)
+    )
 
     answer = speech(await converse(hass, "Good night.", agent_id=agent))
 
@@ -202,7 +214,7 @@ async def test_a_conversation_never_claims_a_request_it_did_not_make(
     did not make, and no call markup is spoken. (The delete runs at once:
     asking first has its own test above.)"""
     agent = await setup_ours(
-        hass, model_server.url, run_at_once(tool_server.tools(TOOLS))
+        hass, model_server.url, run_at_once(tool_server.tools(TOOLS, sentences=False))
     )
     turns = [
         ("What's on my shopping list?", ("GET", "/api/items")),

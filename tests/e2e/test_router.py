@@ -60,7 +60,7 @@ async def setup_through(
     weather tools), on the proxy's URL and with its key; the agent's id."""
     entry = server_entry(
         router.url,
-        options={CONF_TOOLS: tool_server.tools(WEATHER_TOOLS)},
+        options={CONF_TOOLS: tool_server.tools(WEATHER_TOOLS, sentences=False)},
         model=router.model,
         agent={CONF_STREAM: stream, CONF_TEMPERATURE: 0.0},
     )

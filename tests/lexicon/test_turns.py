@@ -38,7 +38,7 @@ async def setup(
 ) -> None:
     entry = server_entry(
         llm_server.base_url,
-        options={CONF_TOOLS: items.tools(list(DEMO_TOOLS))},
+        options={CONF_TOOLS: items.tools(list(DEMO_TOOLS), sentences=False)},
         agent={CONF_PROFILE: "small"},
     )
     entry.add_to_hass(hass)

@@ -87,7 +87,7 @@ async def run_scenario(
             options={
                 "tools": [
                     *(arr_tools(tools.url, distractors) if distractors else ()),
-                    *tools.tools(list(scenario.tools)),
+                    *tools.tools(list(scenario.tools), sentences=False),
                 ]
             },
             agent={CONF_PROFILE: profile, CONF_LLM_HASS_API: apis, **(agent or {})},
