@@ -38,7 +38,10 @@ async def many_tools_agent(
     profile: str = "capable",
 ) -> None:
     """An agent with `count` imported operations before the demo's tools."""
-    tools = [*arr_tools(items.url, count), *items.tools(list(DEMO_TOOLS), sentences=False)]
+    tools = [
+        *arr_tools(items.url, count),
+        *items.tools(list(DEMO_TOOLS), sentences=False),
+    ]
     await agent_with_tools(
         hass,
         llm_server.base_url,

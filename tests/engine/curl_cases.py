@@ -20,7 +20,10 @@ from custom_components.http_tools_agent.engine.curl.command import (
     CurlCommand,
     read_command,
 )
-from custom_components.http_tools_agent.engine.curl.draft import CurlDraft
+from custom_components.http_tools_agent.engine.curl.draft import (
+    BROWSER_HEADERS,
+    CurlDraft,
+)
 from dev.loopback import Recorded
 
 
@@ -621,22 +624,6 @@ CASES: list[CurlCase] = [
 ]
 
 
-# Headers a browser sends that the draft leaves out (besides `Sec-*`).
-BROWSER_ONLY = {
-    "user-agent",
-    "accept-language",
-    "accept-encoding",
-    "cache-control",
-    "pragma",
-    "priority",
-    "dnt",
-    "upgrade-insecure-requests",
-    "referer",
-    "te",
-    "connection",
-}
-
-
 def pointed_at(command: str, base: str) -> str:
     """`command` with its server replaced by `base` (`http://127.0.0.1:port`)."""
     parts = urlsplit(read_command(command).url)
@@ -689,7 +676,7 @@ def assert_same_request(
         name.lower()
         for name, _ in command.headers
         if not browser
-        or (name.lower() not in BROWSER_ONLY and not name.lower().startswith("sec-"))
+        or (name.lower() not in BROWSER_HEADERS and not name.lower().startswith("sec-"))
     } - {"content-type"}
     if command.user is not None:
         own.add("authorization")

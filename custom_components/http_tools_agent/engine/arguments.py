@@ -67,7 +67,8 @@ def _types(schema: Mapping[str, Any]) -> set[str]:
     return found
 
 
-def _json_type(value: object) -> str:
+def json_type(value: object) -> str:
+    """A value's JSON Schema type (`unknown` for what JSON has none of)."""
     if value is None:
         return "null"
     if isinstance(value, bool):
@@ -84,7 +85,7 @@ def _json_type(value: object) -> str:
 
 
 def _accepts(types: set[str], value: object) -> bool:
-    kind = _json_type(value)
+    kind = json_type(value)
     if kind == "integer" and "number" in types:
         return True
     if kind == "number" and "integer" in types:
@@ -127,7 +128,7 @@ def _convert(value: Any, types: set[str]) -> Any:
                 ok, converted = _from_text(value, kind)
                 if ok:
                     return converted
-    elif _json_type(value) in ("integer", "number") and "string" in types:
+    elif json_type(value) in ("integer", "number") and "string" in types:
         return str(value)
     return value
 
@@ -141,7 +142,7 @@ def coerce(value: Any, schema: object) -> Any:
     enum = schema.get("enum")
     if isinstance(enum, list) and value not in enum:
         for option in enum:
-            if _json_type(option) != _json_type(value) and str(option) == str(value):
+            if json_type(option) != json_type(value) and str(option) == str(value):
                 return option  # "2" for the option 2, or 2 for "2"
     if isinstance(value, dict):
         return _coerce_object(value, schema)

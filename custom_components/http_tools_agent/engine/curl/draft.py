@@ -37,6 +37,7 @@ import re
 from typing import Any
 from urllib.parse import parse_qsl, unquote, unquote_plus, urlsplit, urlunsplit
 
+from ..arguments import json_type
 from ..fields import (
     DEFAULT_PARAMETERS,
     HEADER_CONTROL_RE,
@@ -94,7 +95,9 @@ _SETTINGS = frozenset(
         "tz",
     }
 )
-_BROWSER_HEADERS = frozenset(
+# Headers a browser adds to its copy (besides `Sec-*`): the draft leaves
+# them out.
+BROWSER_HEADERS = frozenset(
     {
         "user-agent",
         "accept-language",
@@ -185,16 +188,6 @@ def _typed(text: str) -> Any:
     return text
 
 
-def _schema_type(value: Any) -> str:
-    if isinstance(value, bool):
-        return "boolean"
-    if isinstance(value, int):
-        return "integer"
-    if isinstance(value, float):
-        return "number"
-    return "string"
-
-
 class _Drafter:
     """Builds one draft: the names it gave, the secrets, the notes."""
 
@@ -230,7 +223,9 @@ class _Drafter:
         while name in self.properties:
             count += 1
             name = f"{base}_{count}"
-        schema: dict[str, Any] = {"type": kind or _schema_type(example)}
+        schema: dict[str, Any] = {
+            "type": kind or ("string" if example is None else json_type(example))
+        }
         if example is not None:
             schema["examples"] = [example]
         self.properties[name] = schema
@@ -501,7 +496,7 @@ def draft_tool(
     for header, value in command.headers:
         lower = header.lower()
         if lower in _TRANSPORT_HEADERS or (
-            browser and (lower in _BROWSER_HEADERS or lower.startswith("sec-"))
+            browser and (lower in BROWSER_HEADERS or lower.startswith("sec-"))
         ):
             left.append(lower)
             continue
