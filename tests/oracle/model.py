@@ -24,7 +24,7 @@ from typing import Any
 from aiohttp import web
 
 from custom_components.http_tools_agent.small.answer import ANSWER_NUDGE
-from custom_components.http_tools_agent.turn.refusals import HELD_TEXT
+from custom_components.http_tools_agent.turn.calls import HELD_TEXT
 from custom_components.http_tools_agent.turn.tool_search import FIND_TOOLS
 from tests.servers import FakeLLMServer, Reply, text_stream, tool_calls_stream
 
