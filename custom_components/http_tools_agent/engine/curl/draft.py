@@ -414,20 +414,25 @@ def _content_type(headers: list[tuple[str, str]]) -> str:
     return types[-1].split(";")[0].strip().lower() if types else ""
 
 
+def _form_fields(drafter: _Drafter, pairs: Iterable[tuple[str, str]]) -> dict[str, Any]:
+    """A form's fields as the body template (a field given twice: the first)."""
+    fields: dict[str, Any] = {}
+    for key, value in pairs:
+        if key in fields:
+            drafter.notes.append(f"form field '{key}' given twice: the first kept")
+            continue
+        fields[key] = drafter.value(key, value, typed_text=True)
+    return fields
+
+
 def _body(
     drafter: _Drafter, command: CurlCommand, definition: dict[str, Any]
 ) -> str | None:
     """The body template and its format; the Content-Type the format makes
     (dropped from the headers), if any."""
     if command.form:
-        fields: dict[str, Any] = {}
-        for key, value in command.form:
-            if key in fields:
-                drafter.notes.append(f"form field '{key}' given twice: the first kept")
-                continue
-            fields[key] = drafter.value(key, value, typed_text=True)
         definition["body_format"] = "form"
-        definition["body"] = fields
+        definition["body"] = _form_fields(drafter, command.form)
         drafter.notes.append(
             "-F sends multipart/form-data; the tool sends the fields as "
             "application/x-www-form-urlencoded"
@@ -448,14 +453,10 @@ def _body(
     if content_type in ("", "application/x-www-form-urlencoded") and _FORM_RE.fullmatch(
         text
     ):
-        pairs: dict[str, Any] = {}
-        for key, value in parse_qsl(text, keep_blank_values=True):
-            if key in pairs:
-                drafter.notes.append(f"form field '{key}' given twice: the first kept")
-                continue
-            pairs[key] = drafter.value(key, value, typed_text=True)
         definition["body_format"] = "form"
-        definition["body"] = pairs
+        definition["body"] = _form_fields(
+            drafter, parse_qsl(text, keep_blank_values=True)
+        )
         return "application/x-www-form-urlencoded"
     definition["body_format"] = "text"
     definition["body"] = drafter.value("text", text) if text else ""
