@@ -597,3 +597,27 @@ async def test_the_form_keeps_a_paged_list(
         in result["description_placeholders"]["pages_error"]
     )
     assert dict(config_entry.options) == before
+
+
+async def test_the_form_keeps_an_oauth2_sign_in(
+    hass: HomeAssistant,
+    config_entry: MockConfigEntry,
+    tool_endpoint: ToolEndpoint,
+) -> None:
+    """A tool that signs in with OAuth2 is written in the form (the sign-in's
+    name in the username box) and shown again when edited, so saving it
+    from the form keeps its sign-in."""
+    form = doorbell(tool_endpoint, auth="oauth2", auth_username="spotify")
+    result = await open_step(hass, config_entry, "add_tool")
+    result = await submit(hass, result, form)
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    stored = config_entry.options["tools"][-1]["auth"]
+    assert stored == {"type": "oauth2", "sign_in": "spotify"}
+
+    result = await open_step(hass, config_entry, "edit_tool")
+    result = await submit(hass, result, {"tool": "ring_doorbell"})
+    assert suggested(result, "auth") == "oauth2"
+    assert suggested(result, "auth_username") == "spotify"
+    result = await submit(hass, result, form)
+    assert result["type"] is FlowResultType.CREATE_ENTRY
+    assert config_entry.options["tools"][-1]["auth"] == stored

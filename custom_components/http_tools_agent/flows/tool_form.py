@@ -147,7 +147,7 @@ def tool_schema() -> probatio.Schema:
             ),
             probatio.Optional(F_BODY): ObjectSelector(),
             probatio.Required(F_AUTH, default=AUTH_NONE): _select(
-                (AUTH_NONE, "basic", "digest"), "tool_auth"
+                (AUTH_NONE, "basic", "digest", "oauth2"), "tool_auth"
             ),
             probatio.Optional(F_AUTH_USERNAME): TextSelector(),
             probatio.Optional(F_AUTH_PASSWORD): TextSelector(),
@@ -244,7 +244,8 @@ def form_values(raw: Mapping[str, Any] | None) -> dict[str, Any]:
     auth = raw.get(F_AUTH)
     if isinstance(auth, Mapping):
         values[F_AUTH] = auth.get("type") or AUTH_NONE
-        values[F_AUTH_USERNAME] = auth.get("username") or ""
+        # An OAuth2 sign-in's name is in the username box.
+        values[F_AUTH_USERNAME] = auth.get("username") or auth.get("sign_in") or ""
         values[F_AUTH_PASSWORD] = auth.get("password") or ""
     for flag in FLAGS:
         flag_value = raw.get(flag)

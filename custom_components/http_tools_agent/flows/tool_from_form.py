@@ -110,7 +110,12 @@ def _raw_definition(
         raw[F_BODY] = user_input[F_BODY]
     if (body_format := user_input.get(F_BODY_FORMAT)) not in (None, "", "json"):
         raw[F_BODY_FORMAT] = body_format
-    if (auth := user_input.get(F_AUTH)) not in (None, "", AUTH_NONE):
+    if (auth := user_input.get(F_AUTH)) == "oauth2":
+        raw[F_AUTH] = {
+            "type": auth,
+            "sign_in": str(user_input.get(F_AUTH_USERNAME) or ""),
+        }
+    elif auth not in (None, "", AUTH_NONE):
         raw[F_AUTH] = {
             "type": auth,
             "username": str(user_input.get(F_AUTH_USERNAME) or ""),
