@@ -8,8 +8,15 @@ The benchmarks run as modules from the repository root, e.g.
 
 from __future__ import annotations
 
-from collections.abc import AsyncIterator, Awaitable, Callable, Mapping, Sequence
-from contextlib import asynccontextmanager
+from collections.abc import (
+    AsyncIterator,
+    Awaitable,
+    Callable,
+    Iterator,
+    Mapping,
+    Sequence,
+)
+from contextlib import asynccontextmanager, contextmanager
 from dataclasses import asdict
 import json
 import os
@@ -20,6 +27,7 @@ import sys
 import tempfile
 import time
 from typing import Any
+from unittest import mock
 
 from homeassistant import loader
 from homeassistant.components import conversation
@@ -32,6 +40,7 @@ from homeassistant.components.assist_pipeline.pipeline import (
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session, frame
 from homeassistant.setup import async_setup_component
+from openai.resources.chat.completions import AsyncCompletions
 from pytest_homeassistant_custom_component.common import async_test_home_assistant
 
 import custom_components.http_tools_agent  # noqa: F401  (before HA's loader looks)
@@ -52,6 +61,28 @@ async def home_assistant() -> AsyncIterator[HomeAssistant]:
             frame.async_setup(hass)
             yield hass
             await hass.async_stop(force=True)
+
+
+class ModelRequests:
+    """Counts the chat-completion requests every agent sends through the
+    `openai` SDK (ours and core's alike), so a benchmark can say how many
+    model requests a turn made."""
+
+    def __init__(self) -> None:
+        """Start at zero; count while `counting()` is entered."""
+        self.sent = 0
+
+    @contextmanager
+    def counting(self) -> Iterator[None]:
+        """Count each `chat.completions.create` call while inside."""
+        create = AsyncCompletions.create
+
+        async def counted(*args: Any, **kwargs: Any) -> Any:
+            self.sent += 1
+            return await create(*args, **kwargs)
+
+        with mock.patch.object(AsyncCompletions, "create", counted):
+            yield
 
 
 # What a bench user says to the agent's question before a held call

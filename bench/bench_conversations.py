@@ -25,6 +25,7 @@ from dataclasses import dataclass
 import re
 
 from bench._ha import (
+    ModelRequests,
     home_assistant,
     log,
     run_on_demo_tools,
@@ -194,6 +195,7 @@ class TurnOutcome:
     answer: str
     requests: list[str]
     quirks: dict[str, int]
+    model_requests: int = 0
 
 
 async def run_agent(
@@ -215,6 +217,7 @@ async def run_agent(
             if name == "core":
                 agent = await setup_llama_cpp(hass, base_url)
             (entry,) = hass.config_entries.async_entries(DOMAIN)
+            counter = ModelRequests()
             for set_name in sets:
                 for number, conversation in enumerate(SETS[set_name]):
                     tools.reset()
@@ -222,9 +225,11 @@ async def run_agent(
                     for turn, (text, check) in enumerate(conversation):
                         tools.requests.clear()
                         before = Counter(entry.runtime_data.model_quirks)
-                        elapsed, _first, answer = await timed_turn(
-                            hass, agent, text, conversation_id=conversation_id
-                        )
+                        counter.sent = 0
+                        with counter.counting():
+                            elapsed, _first, answer = await timed_turn(
+                                hass, agent, text, conversation_id=conversation_id
+                            )
                         quirks = Counter(entry.runtime_data.model_quirks) - before
                         right, used = check(list(tools.requests), tools, answer)
                         needs = check is not no_tool
@@ -244,6 +249,7 @@ async def run_agent(
                             answer,
                             [r.target for r in tools.requests],
                             dict(quirks),
+                            counter.sent,
                         )
                         outcomes.append(outcome)
                         log(
@@ -274,6 +280,7 @@ def report(results: dict[str, list[TurnOutcome]]) -> None:
                     sum(o.fabricated for o in sel),
                     sum(o.markup for o in sel),
                     f"{sum(o.seconds for o in sel) / max(len(sel), 1):.1f}",
+                    f"{sum(o.model_requests for o in sel) / max(len(sel), 1):.2f}",
                 )
             )
     table(
@@ -289,6 +296,7 @@ def report(results: dict[str, list[TurnOutcome]]) -> None:
             "fabricated confirmations",
             "markup",
             "s per turn",
+            "model requests per turn",
         ),
         rows,
     )

@@ -36,13 +36,21 @@ from contextlib import contextmanager, nullcontext
 from dataclasses import dataclass, replace
 import json
 from pathlib import Path
+import statistics
 import time
 from typing import Any
 from unittest import mock
 
 import aiohttp
 
-from bench._ha import home_assistant, log, machine, table, timed_turn
+from bench._ha import (
+    ModelRequests,
+    home_assistant,
+    log,
+    machine,
+    table,
+    timed_turn,
+)
 from bench.grammar import grammar_in_requests
 from bench.nudge_placement import nudge_as_message
 from custom_components.http_tools_agent.const import DOMAIN
@@ -417,6 +425,8 @@ class Outcome:
     quirks: dict[str, int]
     # The calls the chat log showed and their results.
     trace: list[str]
+    # Requests sent to the model in this turn (a yes to a held call included).
+    model_requests: int = 0
 
 
 async def run_agent(
@@ -471,11 +481,14 @@ async def _run_agent(
             for set_name in sets
             for request in SETS[set_name][:limit][::every]
         ]
+        counter = ModelRequests()
         for index, (set_name, category, text, check) in enumerate(requests):
             tools.reset()
             quirks_before = Counter(entry.runtime_data.model_quirks)
             trace: list[str] = []
-            elapsed, _first, answer = await timed_turn(hass, agent, text, trace)
+            counter.sent = 0
+            with counter.counting():
+                elapsed, _first, answer = await timed_turn(hass, agent, text, trace)
             quirks = Counter(entry.runtime_data.model_quirks) - quirks_before
             right, used = check(list(tools.requests), tools, answer)
             markup = bool(markup_in(answer))
@@ -490,10 +503,12 @@ async def _run_agent(
                 [f"{r.method} {r.path}" for r in tools.requests],
                 dict(quirks),
                 trace,
+                counter.sent,
             )
             outcomes.append(outcome)
             log(
                 f"P4 {name} {set_name} {index + 1}/{len(requests)} {elapsed:.1f}s "
+                f"{counter.sent} model requests "
                 f"right={right} used={outcome.used} {text!r} -> "
                 f"{outcome.requests} {answer[:100]!r}"
             )
@@ -548,6 +563,8 @@ def p4_tables(results: dict[str, list[Outcome]]) -> None:
                 )
             ),
             f"{sum(o.seconds for o in every) / max(len(every), 1):.1f}",
+            f"{statistics.median(o.seconds for o in every):.1f}",
+            f"{sum(o.model_requests for o in every) / max(len(every), 1):.2f}",
         ]
         summary.append(tuple(row))
     table(
@@ -558,6 +575,8 @@ def p4_tables(results: dict[str, list[Outcome]]) -> None:
             "answers with markup",
             "answers by the agent (model silent)",
             "s per request",
+            "median s",
+            "model requests per request",
         ),
         summary,
     )
