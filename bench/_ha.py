@@ -40,7 +40,7 @@ from homeassistant.components.assist_pipeline.pipeline import (
 from homeassistant.core import Context, HomeAssistant
 from homeassistant.helpers import chat_session, frame
 from homeassistant.setup import async_setup_component
-from openai.resources.chat.completions import AsyncCompletions
+from openai._base_client import AsyncAPIClient
 from pytest_homeassistant_custom_component.common import async_test_home_assistant
 
 import custom_components.http_tools_agent  # noqa: F401  (before HA's loader looks)
@@ -64,9 +64,10 @@ async def home_assistant() -> AsyncIterator[HomeAssistant]:
 
 
 class ModelRequests:
-    """Counts the chat-completion requests every agent sends through the
-    `openai` SDK (ours and core's alike), so a benchmark can say how many
-    model requests a turn made."""
+    """Counts the chat-completion requests sent through the `openai` SDK,
+    so a benchmark can say how many model requests a turn made. Counted in
+    the client's `request`, which every call reaches at call time (the
+    resources bind `create` once)."""
 
     def __init__(self) -> None:
         """Start at zero; count while `counting()` is entered."""
@@ -74,14 +75,17 @@ class ModelRequests:
 
     @contextmanager
     def counting(self) -> Iterator[None]:
-        """Count each `chat.completions.create` call while inside."""
-        create = AsyncCompletions.create
+        """Count each chat-completion request while inside."""
+        request = AsyncAPIClient.request
 
-        async def counted(*args: Any, **kwargs: Any) -> Any:
-            self.sent += 1
-            return await create(*args, **kwargs)
+        async def counted(
+            client: AsyncAPIClient, cast_to: Any, options: Any, **kwargs: Any
+        ) -> Any:
+            if str(options.url).endswith("chat/completions"):
+                self.sent += 1
+            return await request(client, cast_to, options, **kwargs)
 
-        with mock.patch.object(AsyncCompletions, "create", counted):
+        with mock.patch.object(AsyncAPIClient, "request", counted):
             yield
 
 
