@@ -25,6 +25,7 @@ from homeassistant.components.assist_pipeline import PipelineEvent, PipelineEven
 from homeassistant.components.assist_pipeline.models import Pipeline, PipelineStage
 from homeassistant.components.assist_pipeline.pipeline import async_get_pipeline
 from homeassistant.components.assist_pipeline.run import PipelineInput, PipelineRun
+from homeassistant.components.conversation.chat_log import DATA_CHAT_LOGS
 from homeassistant.config_entries import ConfigEntryState, ConfigSubentryData
 from homeassistant.const import CONF_LLM_HASS_API
 from homeassistant.core import Context, HomeAssistant
@@ -40,6 +41,7 @@ from custom_components.http_tools_agent.const import (
     DOMAIN,
 )
 from custom_components.http_tools_agent.tools.llm_api import api_id_for
+from custom_components.http_tools_agent.turn.messages import chat_messages
 from dev.demo_setup import agent_subentry, ai_task_subentry
 from dev.loopback import RecordingServer
 
@@ -183,6 +185,15 @@ async def converse(
         language=language,
         agent_id=agent_id,
     )
+
+
+def conversation_messages(
+    hass: HomeAssistant, conversation_id: str
+) -> list[dict[str, Any]]:
+    """The conversation as the agent keeps it, in the messages its next
+    request would carry (calls, their results, the words)."""
+    chat_log = hass.data[DATA_CHAT_LOGS][conversation_id]
+    return [dict(m) for m in chat_messages(chat_log.content, lambda _: "")]
 
 
 def speech(result: conversation.ConversationResult) -> str:

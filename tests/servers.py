@@ -433,6 +433,15 @@ class ToolEndpoint(RecordingServer):
         if request.path.startswith("/weather/"):
             city = request.match_info.get("tail", "").split("/")[-1] or "?"
             return web.Response(text=f"{city}: ☀️ +14°C")
+        if request.path.startswith("/places/"):
+            # A geocoder: every place of the name, with its coordinates.
+            name = request.path.rpartition("/")[2]
+            return web.json_response(
+                [
+                    {"name": name, "region": "Illinois", "lat": 39.8, "lon": -89.6},
+                    {"name": name, "region": "Missouri", "lat": 37.2, "lon": -93.3},
+                ]
+            )
         if request.path == "/empty":
             return web.json_response([])
         if request.path == "/fail":

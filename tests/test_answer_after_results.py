@@ -34,6 +34,28 @@ from .servers import (
 )
 
 
+@pytest.fixture
+def tools(
+    tools: list[dict[str, Any]], tool_endpoint: ToolEndpoint
+) -> list[dict[str, Any]]:
+    """The weather and the webhook, and a geocoder that finds every place
+    of a name."""
+    return [
+        *tools,
+        {
+            "name": "find_place",
+            "description": "Find places by name, with their coordinates.",
+            "parameters": {
+                "type": "object",
+                "properties": {"name": {"type": "string"}},
+                "required": ["name"],
+            },
+            "url": f"{tool_endpoint.url}/places/{{name}}",
+            "method": "GET",
+        },
+    ]
+
+
 def asked(body: dict[str, Any]) -> str:
     """What a request asked for: "answer" (or calls for the rest), "closing"
     (the answer only: no call may run) or "round" (the model's choice)."""
@@ -53,16 +75,58 @@ def shapes(llm_server: FakeLLMServer) -> list[tuple[str | None, str]]:
 async def test_the_request_after_results_asks_for_the_answer(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
 ) -> None:
+    """A request that names two cities, one called: the request for the
+    answer may still call for the other, and the model's answer is said."""
     llm_server.add(
         tool_calls_stream(("get_weather", {"city": "Rome"})),
-        text_stream("Rome is sunny, 14 degrees."),
+        text_stream("Rome is sunny, 14 degrees; Paris I could not check."),
     )
+
+    result = await converse(hass, "What's the weather in Rome and Paris?")
+
+    assert speech(result) == "Rome is sunny, 14 degrees; Paris I could not check."
+    assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
+    assert shapes(llm_server) == [("auto", "round"), ("auto", "answer")]
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
+@pytest.mark.usefixtures("setup_integration")
+async def test_a_read_said_whole_is_read_out_without_asking(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """One thing asked, one read, a result the agent can say whole: the
+    request for the answer could change nothing, so none is sent."""
+    llm_server.add(tool_calls_stream(("get_weather", {"city": "Rome"})))
 
     result = await converse(hass, "What's the weather in Rome?")
 
-    assert speech(result) == "Rome is sunny, 14 degrees."
-    assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
-    assert shapes(llm_server) == [("auto", "round"), ("auto", "answer")]
+    assert speech(result) == said("tool_result_only", result="Rome: +14°C.")
+    assert shapes(llm_server) == [("auto", "round")]
+
+
+@pytest.mark.parametrize(
+    "agent_options", [{CONF_PROFILE: "small"}, {CONF_PROFILE: "capable"}]
+)
+@pytest.mark.usefixtures("setup_integration")
+async def test_a_result_the_read_out_cannot_say_whole_is_answered_by_the_model(
+    hass: HomeAssistant,
+    llm_server: FakeLLMServer,
+    tool_endpoint: ToolEndpoint,
+    agent_options: dict[str, Any],
+) -> None:
+    """Places with their coordinates: a read-out says their names only, so
+    the model is asked and its answer said (in every profile); a capable
+    model answers every read itself."""
+    llm_server.add(
+        tool_calls_stream(("find_place", {"name": "Springfield"})),
+        text_stream("There are two: Illinois at 39.8, -89.6, and Missouri."),
+    )
+
+    result = await converse(hass, "Where is Springfield?")
+
+    assert speech(result) == "There are two: Illinois at 39.8, -89.6, and Missouri."
+    expected = "answer" if agent_options[CONF_PROFILE] == "small" else "round"
+    assert shapes(llm_server) == [("auto", "round"), ("auto", expected)]
 
 
 @pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
@@ -71,23 +135,17 @@ async def test_a_failed_call_gets_a_round_to_retry(
     hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
 ) -> None:
     """An unknown tool (or arguments the schema refuses) is answered with an
-    error; the model may call again, and after that result it is asked for
-    the answer."""
+    error; the model may call again, and that result is read out."""
     llm_server.add(
         tool_calls_stream(("weather", {"city": "Rome"})),
         tool_calls_stream(("get_weather", {"city": "Rome"})),
-        text_stream("Rome is sunny."),
     )
 
     result = await converse(hass, "What's the weather in Rome?")
 
-    assert speech(result) == "Rome is sunny."
+    assert speech(result) == said("tool_result_only", result="Rome: +14°C.")
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
-    assert shapes(llm_server) == [
-        ("auto", "round"),
-        ("auto", "round"),
-        ("auto", "answer"),
-    ]
+    assert shapes(llm_server) == [("auto", "round"), ("auto", "round")]
     assert llm_server.requests[1]["messages"][-1]["content"] == (
         "Error: unknown tool 'weather'"
     )
@@ -108,7 +166,7 @@ async def test_calls_on_the_answer_request_do_not_run(
         completion(""),
     )
 
-    result = await converse(hass, "What's the weather in Rome?")
+    result = await converse(hass, "What's the weather in Rome and Paris?")
 
     assert speech(result) == "Rome: +14°C."  # the emoji is not spoken
     assert [r.path for r in tool_endpoint.requests] == ["/weather/Rome"]
@@ -287,3 +345,4 @@ def test_more_of_what_the_user_asked(
     """Which calls run on the request for the answer."""
     more_of = MoreOf({"get_weather": frozenset({"rome"})}, "weather in rome and paris?")
     assert more_of.allows(name, arguments) is runs
+

@@ -683,7 +683,7 @@ async def test_calls_instead_of_the_answer_are_cut_short(
     )
 
     async with asyncio.timeout(10):  # the held rests would take 40 s
-        result = await converse(hass, "How warm is it in Madrid?")
+        result = await converse(hass, "How warm is it in Madrid and in Rome?")
 
     never.set()  # let the server's handlers end
     assert speech(result) == "Madrid: +14°C."

@@ -223,7 +223,7 @@ async def test_an_intent_that_matched_nothing_and_an_echo_loop(
     ("profile", "state", "spoken"),
     [
         # Home Assistant's own sentence for HassTurnOff by name: no request
-        # for the model's words (`Rules.tool_speech`).
+        # for the model's words (`Rules.own_answer`).
         ("small", "off", "Turned off the light"),
         ("capable", "on", failed("reason_no_device")),
     ],

@@ -32,7 +32,7 @@ from custom_components.http_tools_agent.turn.honesty import (
     narrates_call,
 )
 from custom_components.http_tools_agent.turn.request import RETRY_NUDGES
-from dev.tool_server import DEMO_TOOLS, DemoToolServer
+from dev.tool_server import DEMO_TOOLS, DemoToolServer, weather_for
 
 from .kit import (
     agent_with_tools,
@@ -238,7 +238,12 @@ async def test_a_narrated_call_is_asked_again_and_the_call_runs(
     await setup(hass, llm_server, items, **{CONF_PROFILE: profile})
     llm_server.add(
         tool_calls_stream(("list_items", {})),
-        text_stream("On your list: apples (3), bananas (6), milk (1)."),
+        # Small: the agent reads the list out itself (`Rules.own_answer`).
+        *(
+            ()
+            if profile == "small"
+            else (text_stream("On your list: apples (3), bananas (6), milk (1)."),)
+        ),
         text_stream("Done. The tool delete_item ", "called with id 3."),
         tool_calls_stream(("delete_item", {"id": "3"})),
         text_stream("Item 3 is gone."),
@@ -256,7 +261,7 @@ async def test_a_narrated_call_is_asked_again_and_the_call_runs(
     ]
     # Asked again, saying why (small: "Done." is also a claim of a delete
     # no tool did).
-    retry = llm_server.requests[3]
+    retry = llm_server.requests[2 if profile == "small" else 3]
     assert last_user(retry).startswith("Delete item 3.\n\n")
     assert last_user(retry).removeprefix("Delete item 3.\n\n") in (
         RETRY_NUDGES[Withheld.NARRATION],
@@ -639,10 +644,9 @@ async def test_a_made_up_result_is_asked_again(
     await setup(hass, llm_server, items, **{CONF_PROFILE: "small"})
     llm_server.add(
         tool_calls_stream(("get_weather", {"city": "Rome"})),
-        text_stream("Rome: sunny, 16°C."),
+        # (Rome's weather is read out by the agent: `Rules.own_answer`.)
         text_stream("Paris: sunny, 18°C."),
         tool_calls_stream(("get_weather", {"city": "Paris"})),
-        text_stream("In Paris it is windy, 29 degrees."),
     )
     first = await converse(hass, "What's the weather in Rome?")
 
@@ -651,8 +655,12 @@ async def test_a_made_up_result_is_asked_again(
     )
 
     assert [r.target for r in items.requests][-1] == "GET /weather/Paris"
-    assert last_user(llm_server.requests[3]).endswith(RETRY_NUDGES[Withheld.RESULT])
-    assert speech(result) == "In Paris it is windy, 29 degrees."
+    assert last_user(llm_server.requests[2]).endswith(RETRY_NUDGES[Withheld.RESULT])
+    # The call's result, read out: not the made-up one.
+    condition, degrees = weather_for("Paris")
+    assert condition in speech(result)
+    assert f"{degrees}°C" in speech(result)
+    assert "18°C" not in speech(result)
 
 
 async def test_an_earlier_answer_said_again_for_an_action_is_none(

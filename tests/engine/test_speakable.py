@@ -7,6 +7,7 @@ import pytest
 
 from custom_components.http_tools_agent.engine.speakable import (
     ReadOutWords,
+    says_all,
     speakable,
 )
 from custom_components.http_tools_agent.lexicon import LEXICONS
@@ -125,3 +126,31 @@ def test_a_shaped_list_says_how_many_it_left_out(language: str, spoken: str) -> 
     words = LEXICONS[language].read_out
     assert speakable(OPEN_WINDOWS, words=words) == spoken
     assert speakable('{"items":[],"of":41}', words=words) == words.nothing
+
+
+@pytest.mark.parametrize(
+    ("result", "whole"),
+    [
+        ("Rome: ☀️ +14°C\n", True),
+        (WEATHER, True),
+        # Names and their one number; ids are not for the ear.
+        (SHOPPING, True),
+        ('{"items": []}', True),
+        # Places with coordinates: said by their names, the rest left out.
+        (
+            '[{"name": "Springfield", "lat": 39.8, "lon": -89.6},'
+            ' {"name": "Springfield", "lat": 37.2, "lon": -93.3}]',
+            False,
+        ),
+        # A second name-like field is left out too.
+        ('[{"name": "Rain", "summary": "all day"}]', False),
+        # Cut at the limit.
+        ('{"text": "' + "word " * 100 + '"}', False),
+        ("word " * 100, False),
+    ],
+)
+def test_a_read_out_says_whether_it_said_everything(result: str, whole: bool) -> None:
+    """What decides whether a small model is asked for the answer at all:
+    when the read-out says everything a model could read in the result,
+    the model's answer could add nothing (`Rules.own_answer`)."""
+    assert says_all(result) is whole

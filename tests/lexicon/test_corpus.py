@@ -17,6 +17,7 @@ import pytest
 
 from custom_components.http_tools_agent.engine.speakable import speakable
 from custom_components.http_tools_agent.lexicon import ACTS, LEXICONS, guess_language
+from custom_components.http_tools_agent.small.answer import may_ask_more
 from custom_components.http_tools_agent.small.guards import asks_for
 from custom_components.http_tools_agent.turn.changes import says_failed
 from custom_components.http_tools_agent.turn.examples import generated_examples
@@ -73,6 +74,9 @@ CHECKS: dict[str, Callable[[str], Callable[[Any], bool]]] = {
     # [request, sentence].
     "made_up": lambda _: lambda pair: makes_up_result(pair[1], pair[0], [], DOMAINS),
     "language": _check_language,
+    # A request that names several things of a kind: one call for it may
+    # leave the rest out (`small/answer.may_ask_more`).
+    "joins": lambda _: lambda text: may_ask_more(text, ["get_weather"]),
     # A tool's result read out in the language. yes: [result, what is said];
     # no: [result, what is not] (another language's words, keys as words).
     "read_out": lambda language: (

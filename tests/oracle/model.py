@@ -227,6 +227,8 @@ class OracleModel(FakeLLMServer):
     answers: list[str] = field(default_factory=list)
     # Rounds emitted, per (conversation, turn).
     _progress: dict[tuple[str, int], int] = field(default_factory=dict)
+    # The turn of the latest request and how many rounds its step plans.
+    _asked: tuple[tuple[str, int], int] | None = None
 
     async def _chat(self, request: web.Request) -> web.StreamResponse:
         body: dict[str, Any] = await request.json()
@@ -245,6 +247,7 @@ class OracleModel(FakeLLMServer):
         step = self.steps[min(turn, len(self.steps) - 1)]
         key = (str(body.get("user")), turn)
         done = self._progress.get(key, 0)
+        self._asked = (key, len(step.rounds))
         results = Results([(c, r) for c, r in pairs if not r.startswith(REFUSED)])
         try:
             if body.get("tool_choice") != "none" and done < len(step.rounds):
@@ -264,6 +267,19 @@ class OracleModel(FakeLLMServer):
         self.answers.append(answer)
         middle = len(answer) // 2
         return text_stream(answer[:middle], answer[middle:])
+
+    def score_turn(self, messages: list[dict[str, Any]]) -> None:
+        """Score the calls of the turn's last reply from the conversation as
+        the agent keeps it: when the agent answered from their results
+        itself, no request came after them to tell."""
+        pairs, this_turn = _calls_and_results(messages)
+        self._score(this_turn, pairs)
+        if self._asked is not None:
+            (key, rounds), self._asked = self._asked, None
+            if (done := self._progress.get(key, 0)) < rounds:
+                # The turn ended while the oracle still meant to call: those
+                # calls never ran.
+                self.seen.append(Seen(key[1], done, [], ran=False))
 
     def _score(
         self,

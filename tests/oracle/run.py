@@ -3,7 +3,9 @@
 A scenario passes for a profile when every call the oracle makes runs, in
 its round (a call that waits for the user's yes after the yes: the runner
 says it whenever the agent asks), no tool request runs that the oracle did not make, and each of
-its answers is spoken unchanged. Used by the tests (`test_oracle.py`) and
+its answers is spoken unchanged (a turn the agent answered by reading out
+results that said all the model could, without asking it, is counted apart:
+`read_outs`). Used by the tests (`test_oracle.py`) and
 the benchmark (`bench/bench_oracle.py`).
 """
 
@@ -19,7 +21,14 @@ from homeassistant.helpers import llm
 from custom_components.http_tools_agent.const import CONF_PROFILE
 from dev.tool_server import DemoToolServer
 from tests.house import async_demo_house
-from tests.kit import API_ID, add_agent, converse, server_entry, speech
+from tests.kit import (
+    API_ID,
+    add_agent,
+    conversation_messages,
+    converse,
+    server_entry,
+    speech,
+)
 from tests.many_tools import arr_tools
 
 from .model import YES, OracleModel
@@ -32,6 +41,8 @@ FORMATS = ("structured", "text")
 # The 2026 families' formats (`bench.bench_oracle --families`): each
 # scenario's calls written so instead of its own text format.
 FAMILY_FORMATS = ("pythonic", "mistral", "gemma4", "harmony")
+# The count of turns the agent answered by reading out their results.
+READ_OUT = "answered_by_read_out"
 # Questions a turn may ask before it acts (one per held call).
 MAX_CONFIRMATIONS = 3
 # The assist tools a scenario may call (everything else is an HTTP tool).
@@ -49,6 +60,9 @@ class Outcome:
     unasked_requests: int
     spoken: list[str]
     expected: list[str]
+    # Turns the agent answered with its read-out of results that said all
+    # the model could, without asking it (their words are not compared).
+    read_outs: int = 0
 
     @property
     def passed(self) -> bool:
@@ -94,8 +108,11 @@ async def run_scenario(
         )
         agent_id = await add_agent(hass, entry)
         spoken: list[str] = []
+        read_outs = 0
+        quirks = entry.runtime_data.model_quirks
         conversation_id = None
         for step in scenario.steps:
+            answers, agent_read = len(oracle.answers), quirks[READ_OUT]
             result = await converse(
                 hass, step.user, agent_id=agent_id, conversation_id=conversation_id
             )
@@ -108,6 +125,13 @@ async def run_scenario(
                 result = await converse(
                     hass, YES, agent_id=agent_id, conversation_id=conversation_id
                 )
+            oracle.score_turn(conversation_messages(hass, conversation_id))
+            if len(oracle.answers) == answers and quirks[READ_OUT] > agent_read:
+                # The agent read the results out without asking for the
+                # answer (`Rules.own_answer`): only when its read-out says
+                # all of them, so the model's words would have said no more.
+                read_outs += 1
+                continue
             spoken.append(speech(result))
         http_calls = sum(
             len([c for c in seen.calls if c.name not in ASSIST_TOOLS])
@@ -122,4 +146,5 @@ async def run_scenario(
             max(len(tools.requests) - http_calls, 0),
             spoken,
             list(oracle.answers),
+            read_outs,
         )

@@ -46,6 +46,11 @@ SMALL_FAILS = frozenset(
         # no call: a made-up list answer, held since issue 39.
         "list, then remove one",
         "list, then two changes at once",
+        # One city a round: the request for the answer lets the second run,
+        # then the closing request asks for the answer, and the third city
+        # is never called (seen since the oracle counts the calls it still
+        # meant when its turn ended).
+        "Berlin, Madrid, Vienna in rounds",
     )
     for fmt in FORMATS
 )

@@ -301,3 +301,40 @@ def speakable(
     if len(out) > limit:
         out = out[:limit].rsplit(" ", 1)[0].rstrip(",;:") + _ELLIPSIS
     return out
+
+
+def _brief_whole(value: dict[str, Any]) -> bool:
+    """Whether `_brief` says all of a named thing: its name and at most
+    one number besides ids."""
+    found = _label(value)
+    if found is None:
+        return False
+    rest = [
+        v
+        for k, v in value.items()
+        if k != found[0] and k not in _UNSAID and v not in (None, "")
+    ]
+    return len(rest) <= 1 and all(_is_number(v) for v in rest)
+
+
+def _whole(value: Any) -> bool:
+    """Whether `_words` says every value of `value` (ids aside)."""
+    if isinstance(value, dict):
+        return all(_whole(item) for item in value.values())
+    if isinstance(value, list):
+        if value and all(isinstance(v, dict) and _label(v) for v in value):
+            return all(_brief_whole(v) for v in value)
+        return all(_whole(item) for item in value)
+    return True
+
+
+def says_all(text: str, limit: int = DEFAULT_LIMIT) -> bool:
+    """Whether `speakable(text, limit)` says everything the result holds
+    that a person would be told (ids aside): what a model reading the
+    result could answer, the read-out answers too. A list of things with
+    several values each is said by their names only; a long result is cut."""
+    try:
+        value = json.loads(text)
+    except ValueError, RecursionError:
+        return len(" ".join(text.split())) <= limit
+    return _whole(value) and len(_words(value, ENGLISH, top=True)) <= limit

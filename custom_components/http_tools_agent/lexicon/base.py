@@ -105,3 +105,7 @@ class Lexicon:
     # Home Assistant would make the request a delayed command that a tool
     # which asks first, or only reads, cannot carry out then (`sentences.py`).
     later: tuple[str, ...] = ()
+    # Words that join several things a request names: "Rome and Paris",
+    # "Madrid or Oslo" (whole words, lower case). A small model's one call
+    # for such a request may leave the rest out (`small/answer.py`).
+    joiners: frozenset[str] = frozenset()

@@ -315,4 +315,5 @@ LEXICON = Lexicon(
         "in {later} (sekunde|sekunden|minute|minuten|stunde|stunden)",
         "in (einer|einer halben) (minute|stunde)",
     ),
+    joiners=frozenset({"und", "oder"}),
 )

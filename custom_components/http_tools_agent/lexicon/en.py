@@ -333,4 +333,5 @@ LEXICON = Lexicon(
         "in {later} (second|seconds|minute|minutes|hour|hours)",
         "in (a|an|half an) (minute|hour)",
     ),
+    joiners=frozenset({"and", "or", "versus", "vs"}),
 )

@@ -243,4 +243,5 @@ LEXICON = Lexicon(
         "(tra|fra) {later} (secondo|secondi|minuto|minuti|ora|ore)",
         "(tra|fra) (un minuto|un'ora|mezz'ora|mezzora)",
     ),
+    joiners=frozenset({"e", "ed", "o", "oppure"}),
 )

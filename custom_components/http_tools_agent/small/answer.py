@@ -9,9 +9,12 @@ other tools: those never run.
 
 from __future__ import annotations
 
-from collections.abc import Mapping
+from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
+import re
 from typing import Any
+
+from ..lexicon import every
 
 # The request for the answer says the question again: after the results, a
 # small model then calls for the part they leave out more often (asked so,
@@ -63,3 +66,19 @@ def texts_of(arguments: Mapping[str, Any]) -> frozenset[str]:
         for v in arguments.values()
         if isinstance(v, str) and v.strip()
     )
+
+
+_JOINERS = frozenset(every(lambda lexicon: lexicon.joiners))
+_WORD = re.compile(r"[^\W\d_]+", re.UNICODE)
+
+
+def may_ask_more(request: str, tools: Iterable[str]) -> bool:
+    """Whether the request for the answer may still call for part of the
+    request: it joins several things ("Rome and Paris", "Madrid or Oslo",
+    in any language the agent knows) and the round called each of its
+    `tools` once, so a thing may be left out (`MoreOf`)."""
+    called = list(tools)
+    # A joiner that opens the request joins it to the turn before ("And in
+    # Paris?"), not two things.
+    words = _WORD.findall(request.lower())[1:]
+    return len(set(called)) == len(called) and any(w in _JOINERS for w in words)

@@ -11,7 +11,7 @@ on the tuning and the held-out requests, and what each rule costs a model
 that is right, P9). `rules_for` gives a turn its rules, among them what the
 model is sent of earlier turns (`history`). The rules' steps live in
 `small/guards.py` (the gate's guards) and `small/answer.py` (the request
-for the answer).
+for the answer, and when it is not needed).
 """
 
 from __future__ import annotations
@@ -73,14 +73,21 @@ class Rules:
     # one item whose name the user said: "remove the bread" drew
     # `delete_item` with an id the 0.5B model invented (the apples went).
     reads_first: bool = False
-    # A round whose calls all succeeded, each with its own sentence (a
-    # tool's `speech`, or what Home Assistant's agent says of an Assist
-    # intent: `turn/intent_speech.py`), is answered with those sentences: no
-    # request for the answer (with the 0.5B model that request is most of a turn's
-    # seconds, bench/RESULTS.md "Spoken templates"). A capable model still
-    # answers itself; it gets the sentence only as the read-out when it
-    # leaves the results unsaid (`turn/read_out.py`).
-    tool_speech: bool = False
+    # A round whose calls all succeeded and whose answer the agent has
+    # without the model is answered so, with no request for the answer:
+    # each call's own sentence (a tool's `speech`, or what Home Assistant's
+    # agent says of an Assist intent: `turn/intent_speech.py`), or, for a
+    # request that asks for no change, the read-out of the reads it asked
+    # for (`turn/read_out.py`) when the read-out says all the model could
+    # read in them and the model would only be asked for the answer
+    # (`answer_request`), unless the request joins several things and may
+    # get another call (`answer.may_ask_more`). With the 0.5B model the request
+    # for the answer and the closing one were most of a turn's seconds, and
+    # the read-out was said after them all the same (bench/RESULTS.md,
+    # "Spoken templates" and "No round that cannot change the answer"). A
+    # capable model still answers itself; it gets the sentence only as the
+    # read-out when it leaves the results unsaid.
+    own_answer: bool = False
     # What the model is sent of earlier turns when its agent leaves it to
     # the profile (`turn/history.py`): bench/RESULTS.md, P4m, with
     # Qwen2.5-Coder-0.5B: with no earlier turn the follow-ups made the right
@@ -101,7 +108,7 @@ SMALL_RULES = Rules(
     invented_places=True,
     invented_filters=True,
     reads_first=True,
-    tool_speech=True,
+    own_answer=True,
     history="none",
 )
 

@@ -55,17 +55,27 @@ class DataCalls:
 
     def add(self, call_id: str, text: str) -> None:
         """Read one tool result (once per call id)."""
-        if call_id in self._seen or not ("{" in text or "<" in text):
+        if call_id in self._seen:
             return
         self._seen.add(call_id)
+        for name, arguments in self._calls_in(text):
+            self._add(name, arguments)
+
+    def written_in(self, text: str) -> bool:
+        """Whether a tool result holds a call: read out, its markup would be
+        heard."""
+        return next(self._calls_in(text), None) is not None
+
+    def _calls_in(self, text: str) -> Iterator[tuple[str, Mapping[str, Any]]]:
+        if not ("{" in text or "<" in text):
+            return
         for piece in _texts(text):
             parser = TextCallFilter(self.schemas)
             out = parser.feed(piece)
             out.extend(parser.finish())
             for call in out.calls:
-                self._add(call.name, call.arguments)
-            for name, arguments in _json_calls(piece):
-                self._add(name, arguments)
+                yield call.name, call.arguments
+            yield from _json_calls(piece)
 
     def _add(self, name: str, arguments: Mapping[str, Any]) -> None:
         if self._names is None:

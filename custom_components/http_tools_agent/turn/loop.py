@@ -31,15 +31,18 @@ from ..const import LOGGER
 from ..engine.lookup import named_items
 from ..server.client import Request
 from ..server.errors import ContextOverflowError
+from ..small.answer import may_ask_more
+from ..tools.call_result import CallResult
 from .asking import async_ask_to_confirm
 from .calls import new_call_id
-from .honesty import Withheld
+from .honesty import Withheld, asks_for_action
 from .intent_speech import async_intent_speech
 from .messages import tool_result_text
 from .outcomes import succeeded
+from .read_out import read_out_whole
 from .reply import Delta, Reply
 from .request import Ask
-from .say import Said, agent_words, async_words, what_happened
+from .say import Said, agent_words, async_words, read_out, what_happened
 from .spoken_text import spoken
 from .tool_search import FIND_TOOLS
 
@@ -171,7 +174,7 @@ class TurnLoop:
         await self._async_add(
             _agent_calls([llm.ToolInput(call.tool_name, call.tool_args, new_call_id())])
         )
-        if turn.rules.tool_speech and (spoken := await self._async_own_speech()):
+        if turn.rules.own_answer and (spoken := await self._async_own_speech()):
             await self._async_say_own(spoken)
             return
         if turn.rules.answer_request and not self._round_failed():
@@ -210,12 +213,10 @@ class TurnLoop:
                 turn.next_round()
                 continue
             if (
-                turn.rules.tool_speech
+                turn.rules.own_answer
                 and not turn.data  # an AI task's answer is the model's data
-                and (own := await self._async_own_speech())
+                and await self._async_answer_own()
             ):
-                # The tools said it themselves: no request for the answer.
-                await self._async_say_own(own)
                 return True
             if turn.rules.answer_request and not self._round_failed():
                 # Small models: the results are in, ask for the answer
@@ -270,6 +271,43 @@ class TurnLoop:
             # lights"): one is said as it is, several each with its own.
             sentences = [s if s[-1] in ".!?…" else f"{s}." for s in sentences]
         return " ".join(sentences) or None
+
+    async def _async_answer_own(self) -> bool:
+        """Answer the last round with the agent's own words when they are
+        the answer (`Rules.own_answer`): the calls' own sentences, or the
+        read-out of the reads a request for no change asked for. False: the
+        model is asked."""
+        if (own := await self._async_own_speech()) is not None:
+            # The tools said it themselves.
+            await self._async_say_own(own)
+            return True
+        turn = self.turn
+        last = _last_round(turn)
+        if (
+            not turn.rules.answer_request  # the model may call on from results
+            or not last
+            or self._round_failed()
+            or not all(self._read_out_alone(c) for c in last)
+            or asks_for_action(turn.question)
+            or may_ask_more(turn.question, (c.tool_name for c in last))
+            or (said := read_out(turn)) is None
+        ):
+            return False
+        LOGGER.debug("Reading out the results the request asked for")
+        await self._async_say(said, "answered_by_read_out")
+        return True
+
+    def _read_out_alone(self, content: conversation.ToolResultContent) -> bool:
+        """Whether the agent's read-out of a result is all an answer could
+        say: a read (no change) whose every value it says, holding no call
+        (its markup would be heard) and no picture (for the model to see)."""
+        result = content.result
+        return (
+            content.tool_name in self.turn.offered.read_only
+            and not (isinstance(result, CallResult) and result.picture is not None)
+            and read_out_whole(content)
+            and not self.turn.data_calls.written_in(tool_result_text(result))
+        )
 
     async def _async_say_own(self, text: str) -> None:
         """The tools' own sentences as the turn's answer (later requests
@@ -455,9 +493,9 @@ class TurnLoop:
         LOGGER.debug("Changing the items the request names: %s", calls)
         await self._async_add(_agent_calls(calls))
 
-    async def _async_say(self, said: Said) -> None:
-        """Add the agent's own words to the turn."""
-        self.runtime.record_quirk("agent_answered")
+    async def _async_say(self, said: Said, quirk: str = "agent_answered") -> None:
+        """Add the agent's own words to the turn (counted as `quirk`)."""
+        self.runtime.record_quirk(quirk)
         text = await async_words(self.hass, self.turn.language, said)
         if not self.turn.data:
             text = spoken(text)  # a read-out may hold a result's URLs

@@ -19,7 +19,7 @@ import re
 from homeassistant.components import conversation
 from homeassistant.helpers import llm
 
-from ..engine.speakable import ENGLISH, ReadOutWords, joined, speakable
+from ..engine.speakable import ENGLISH, ReadOutWords, joined, says_all, speakable
 from ..small.answer import texts_of
 from ..small.guards import asks_for, tool_act
 from ..tools.call_result import RESULT_KEY
@@ -106,6 +106,20 @@ def _plain_change(
     return ("removed", {"name": name}) if name else None
 
 
+def _result_text(content: conversation.ToolResultContent) -> str:
+    """What a result's read-out is made of: the tool's answer as the model
+    reads it."""
+    raw = content.result.data.get(RESULT_KEY)
+    return raw if isinstance(raw, str) else tool_result_text(content.result)
+
+
+def read_out_whole(content: conversation.ToolResultContent) -> bool:
+    """Whether the read-out of a result says all the model could read in it
+    (`speakable.says_all`): the weather in Berlin, a shopping list's names
+    and counts; not a list of places with their coordinates."""
+    return says_all(_result_text(content))
+
+
 def results_in_words(
     chat_log: conversation.ChatLog,
     read_only: frozenset[str],
@@ -159,10 +173,7 @@ def results_in_words(
             continue
         text = _intent_words(content.result.data, words)
         if text is None:
-            raw = content.result.data.get(RESULT_KEY)
-            if not isinstance(raw, str):
-                raw = tool_result_text(content.result)
-            text = speakable(raw, words=words)
+            text = speakable(_result_text(content), words=words)
         if (spoken := text.strip()) and spoken not in texts:
             texts.append(spoken)
     said = " ".join(f"{sentence}." for sentence in sentences)

@@ -135,6 +135,23 @@ async def async_words(hass: HomeAssistant, language: str | None, said: Said) -> 
     return await async_spoken_message(hass, language, said.key, placeholders)
 
 
+def read_out(turn: Turn) -> Said | None:
+    """The agent's read-out of this turn's results that the request asked
+    for (`turn/read_out.py`); None when it asked for none of them."""
+    result = results_in_words(
+        turn.chat_log,
+        turn.offered.read_only,
+        turn.confirmed_request,
+        speech=turn.own_speech,
+        words=turn.read_out_words,
+        listers=turn.offered.listers,
+    )
+    if result is None:
+        return None
+    key, placeholders = result
+    return Said(key, placeholders, history=placeholders.get("result"))
+
+
 def what_happened(turn: Turn) -> Said | None:
     """What the agent says to end a turn whose model did not answer, or
     whose answer is not true; None when the model's words stand.
@@ -163,14 +180,7 @@ def what_happened(turn: Turn) -> Said | None:
     if said and not turn.nothing_done:
         return None
     asked_action = asks_for_action(turn.question)
-    result = results_in_words(
-        chat_log,
-        turn.offered.read_only,
-        turn.confirmed_request,
-        speech=turn.own_speech,
-        words=turn.read_out_words,
-        listers=turn.offered.listers,
-    )
+    result = read_out(turn)
     ran = turn.gate.ran > 0
     if turn.nothing_done:
         # A narration, a claim or a made-up result again, never the call:
@@ -181,8 +191,7 @@ def what_happened(turn: Turn) -> Said | None:
     if result is not None and not (asked_action and not acts.done):
         # A model that ran tools but could not put their results into words
         # (even when its rounds ran out): the results are read.
-        key, placeholders = result
-        return Said(key, placeholders, history=placeholders.get("result"))
+        return result
     if not turn.unreadable and not any(
         isinstance(content, conversation.ToolResultContent)
         for content in turn.since_question
