@@ -127,7 +127,7 @@ class AgentOptions:
     chain_calls: bool | None = None
     examples: str = SETTINGS[CONF_EXAMPLES].default
     custom_examples: str = ""
-    # What the model is sent of earlier turns (`turn/history.py`).
+    # What the model is sent of earlier turns (`turn/request.py`).
     history: str = SETTINGS[CONF_HISTORY].default
     history_turns: int = SETTINGS[CONF_HISTORY_TURNS].default
     # Whether the prompt's start is sent ahead (`server/warm_up.py`).
