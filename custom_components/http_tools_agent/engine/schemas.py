@@ -13,11 +13,9 @@ from collections.abc import Callable, Mapping
 import re
 from typing import Any
 
-from .words import words
+from .words import word_set, words
 
-JSON_TYPES = frozenset(
-    {"string", "number", "integer", "boolean", "array", "object", "null"}
-)
+JSON_TYPES = word_set("string number integer boolean array object null")
 _NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
 _COUNT_KEYWORDS = words("""
     minLength maxLength minItems maxItems minProperties maxProperties
