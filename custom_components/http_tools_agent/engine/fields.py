@@ -49,8 +49,9 @@ def unique_name(base: str, taken: Iterable[str]) -> str:
 # one request: at the top, or in each step of `steps`.
 SENT_FIELDS = ("url", "method", "headers", "body", "body_format")
 REQUEST_FIELDS = (*SENT_FIELDS, "auth")
-# A list over several pages: `engine/page_field.py`; whether a call waits for
-# the user's yes: `engine/confirm.py`.
+# Every field of a definition; `pages` (a list over several pages) is read by
+# `engine/page_field.py`, `confirm`, `confirm_question` and `pin` (whether a
+# call waits for the user's yes) by `engine/confirm.py`.
 KNOWN_FIELDS = (
     *words("name description parameters"),
     *REQUEST_FIELDS,
