@@ -37,6 +37,7 @@ from .const import (
     DEFAULT_MODEL,
 )
 from .engine.confirm import DEFAULT_ASK_OTHERS, AskOthers
+from .engine.words import word_set
 
 type ToolChoice = Literal["auto", "required", "none"]
 
@@ -48,20 +49,10 @@ _TOOL_CHOICES: dict[str, ToolChoice] = {
 
 # Request fields the agent sets itself: an extra body may not replace them
 # (the tool loop depends on them, or the agent has a setting for them).
-RESERVED_FIELDS = frozenset(
-    {
-        "model",
-        "messages",
-        "tools",
-        "tool_choice",
-        "functions",
-        "function_call",
-        "stream",
-        "stream_options",
-        "temperature",
-        "max_tokens",
-    }
-)
+RESERVED_FIELDS = word_set("""
+    model messages tools tool_choice functions function_call stream
+    stream_options temperature max_tokens
+""")
 
 
 def extra_body_problem(value: object) -> tuple[str, dict[str, str]] | None:
@@ -136,7 +127,7 @@ class AgentOptions:
     chain_calls: bool | None = None
     examples: str = SETTINGS[CONF_EXAMPLES].default
     custom_examples: str = ""
-    # What the model is sent of earlier turns (`turn/history.py`).
+    # What the model is sent of earlier turns (`turn/request.py`).
     history: str = SETTINGS[CONF_HISTORY].default
     history_turns: int = SETTINGS[CONF_HISTORY_TURNS].default
     # Whether the prompt's start is sent ahead (`server/warm_up.py`).

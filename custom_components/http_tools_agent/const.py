@@ -62,7 +62,7 @@ CONF_EXTRA_BODY: Final = "extra_body"
 CONF_MAX_CALLS_PER_TURN: Final = "max_calls_per_turn"
 CONF_CHAIN_CALLS: Final = "chain_calls"
 CONF_EXAMPLES: Final = "examples"
-# What the model is sent of earlier turns (`turn/history.py`).
+# What the model is sent of earlier turns (`turn/request.py`).
 CONF_HISTORY: Final = "history"
 CONF_HISTORY_TURNS: Final = "history_turns"
 CONF_CUSTOM_EXAMPLES: Final = "custom_examples"
@@ -72,7 +72,7 @@ CONF_WARM_UP: Final = "warm_up"
 # an alarm panel (`turn/sensitive.py`).
 CONF_CONFIRM_INTENTS: Final = "confirm_intents"
 # Whether an image a tool answers goes to the model as a picture
-# (`turn/pictures.py`).
+# (`turn/request.py`).
 CONF_VISION: Final = "vision"
 # Which calls of other LLM APIs' tools (an MCP server's) wait for the
 # user's yes, by their annotations (`engine/confirm.py` `AskOthers`).

@@ -24,6 +24,7 @@ import re
 from typing import Any
 
 from .paths import MISSING
+from .words import word_set
 
 
 class BodyKind(StrEnum):
@@ -38,34 +39,18 @@ class BodyKind(StrEnum):
 
 # Media types that are never text, whatever their bytes.
 _BINARY_PREFIXES = ("image/", "audio/", "video/", "font/", "model/")
-_BINARY_TYPES = frozenset(
-    {
-        "application/pdf",
-        "application/zip",
-        "application/gzip",
-        "application/x-gzip",
-        "application/x-tar",
-        "application/x-7z-compressed",
-        "application/protobuf",
-        "application/x-protobuf",
-        "application/vnd.google.protobuf",
-        "application/msgpack",
-        "application/x-msgpack",
-        "application/cbor",
-        "application/wasm",
-    }
-)
+_BINARY_TYPES = word_set("""
+    application/pdf application/zip application/gzip application/x-gzip
+    application/x-tar application/x-7z-compressed application/protobuf
+    application/x-protobuf application/vnd.google.protobuf application/msgpack
+    application/x-msgpack application/cbor application/wasm
+""")
 # Types that say nothing about the bytes: sniffed.
 _UNTYPED = frozenset({"", "application/octet-stream", "binary/octet-stream"})
-_NDJSON_TYPES = frozenset(
-    {
-        "application/x-ndjson",
-        "application/ndjson",
-        "application/jsonl",
-        "application/x-jsonlines",
-        "application/jsonlines",
-    }
-)
+_NDJSON_TYPES = word_set("""
+    application/x-ndjson application/ndjson application/jsonl
+    application/x-jsonlines application/jsonlines
+""")
 _HTML_TYPES = frozenset({"text/html", "application/xhtml+xml"})
 # Images every server that reads images decodes (llama.cpp's `stb_image`
 # reads no WebP, OpenAI no animated GIF): only these go to a model as pictures.
@@ -188,15 +173,11 @@ class _TextOfHtml(HTMLParser):
     (but its title), a line per block."""
 
     _SKIP = frozenset({"script", "style", "noscript", "template", "svg", "head"})
-    _BLOCK = frozenset(
-        {
-            "address", "article", "aside", "blockquote", "br", "center", "dd",
-            "details", "div", "dl", "dt", "fieldset", "figcaption", "figure",
-            "footer", "form", "h1", "h2", "h3", "h4", "h5", "h6", "header",
-            "hr", "li", "main", "nav", "ol", "p", "pre", "section", "summary",
-            "table", "td", "th", "title", "tr", "ul",
-        }
-    )  # fmt: skip
+    _BLOCK = word_set("""
+        address article aside blockquote br center dd details div dl dt fieldset
+        figcaption figure footer form h1 h2 h3 h4 h5 h6 header hr li main nav ol
+        p pre section summary table td th title tr ul
+    """)
 
     def __init__(self) -> None:
         super().__init__(convert_charrefs=True)

@@ -27,7 +27,6 @@ from typing import Any
 from .templates import Placeholder, Secret, parse_template
 
 CONFIRM_MODES = ("auto", "always", "never")
-CONFIRM_FIELDS = ("confirm", "confirm_question", "pin")
 DEFAULT_CONFIRM = "auto"
 # What `auto` holds until a tool says itself that it destroys something:
 # a DELETE cannot be undone by calling the tool again.

@@ -25,6 +25,7 @@ from .templates import (
     template_placeholders,
     url_sections,
 )
+from .words import words
 
 DEFAULT_PARAMETERS: dict[str, Any] = {"type": "object", "properties": {}}
 DEFAULT_METHOD = "POST"
@@ -48,27 +49,16 @@ def unique_name(base: str, taken: Iterable[str]) -> str:
 # one request: at the top, or in each step of `steps`.
 SENT_FIELDS = ("url", "method", "headers", "body", "body_format")
 REQUEST_FIELDS = (*SENT_FIELDS, "auth")
+# Every field of a definition; `pages` (a list over several pages) is read by
+# `engine/page_field.py`, `confirm`, `confirm_question` and `pin` (whether a
+# call waits for the user's yes) by `engine/confirm.py`.
 KNOWN_FIELDS = (
-    "name",
-    "description",
-    "parameters",
+    *words("name description parameters"),
     *REQUEST_FIELDS,
-    "steps",
-    "response",
-    # A list over several pages (`engine/page_field.py`).
-    "pages",
-    "speech",
-    "sentences",
-    "timeout",
-    "enabled",
-    "verify_ssl",
-    "read_only",
-    "destructive",
-    "idempotent",
-    # Whether a call waits for the user's yes (`engine/confirm.py`).
-    "confirm",
-    "confirm_question",
-    "pin",
+    *words("""
+        steps response pages speech sentences timeout enabled verify_ssl
+        read_only destructive idempotent confirm confirm_question pin
+    """),
 )
 
 # Verbs whose leftover arguments go in the query (today's rule, kept).

@@ -31,6 +31,7 @@ from .shapes import (
     shape_answer,
     shaped_text,
 )
+from .words import words
 
 __all__ = [
     "Body",
@@ -44,19 +45,10 @@ __all__ = [
     "shaped_text",
 ]
 
-RESPONSE_FIELDS = (
-    "path",
-    "where",
-    "sort",
-    "max_items",
-    "last_items",
-    "count",
-    "fields",
-    "values",
-    "times",
-    "timezone",
-    "max_chars",
-)
+RESPONSE_FIELDS = words("""
+    path where sort max_items last_items count fields values times timezone
+    max_chars
+""")
 MAX_CHARS = 100_000
 _FIELD_NAME_RE = re.compile(r"[A-Za-z0-9_-]{1,64}")
 _RANGE_RE = re.compile(r"(-?\d+(?:\.\d+)?)\s*-\s*(-?\d+(?:\.\d+)?)")

@@ -13,18 +13,13 @@ from collections.abc import Callable, Mapping
 import re
 from typing import Any
 
-JSON_TYPES = frozenset(
-    {"string", "number", "integer", "boolean", "array", "object", "null"}
-)
+from .words import word_set, words
+
+JSON_TYPES = word_set("string number integer boolean array object null")
 _NUMBER_KEYWORDS = ("minimum", "maximum", "exclusiveMinimum", "exclusiveMaximum")
-_COUNT_KEYWORDS = (
-    "minLength",
-    "maxLength",
-    "minItems",
-    "maxItems",
-    "minProperties",
-    "maxProperties",
-)
+_COUNT_KEYWORDS = words("""
+    minLength maxLength minItems maxItems minProperties maxProperties
+""")
 _TEXT_KEYWORDS = ("description", "title", "format", "$comment")
 _SCHEMA_LIST_KEYWORDS = ("anyOf", "oneOf", "allOf", "prefixItems")
 _SCHEMA_KEYWORDS = ("not", "if", "then", "else", "contains", "propertyNames")

@@ -24,6 +24,8 @@ import json
 import re
 from typing import Any
 
+from .words import word_set, words
+
 DEFAULT_LIMIT = 300
 _ELLIPSIS = "…"
 
@@ -60,32 +62,14 @@ ENGLISH = ReadOutWords(keys={"temp": "temperature"})
 _ACKNOWLEDGEMENTS = frozenset({"ok", "success", "succeeded"})
 
 # Fields that name a thing, in the order they are preferred.
-_LABELS = (
-    "name",
-    "title",
-    "label",
-    "city",
-    "location",
-    "place",
-    "summary",
-    "text",
-    "message",
-    "description",
-)
+_LABELS = words("""
+    name title label city location place summary text message description
+""")
 # Fields whose word says what a thing is or how it is: said without the key
 # ("clear", not "condition clear").
-_DESCRIPTORS = frozenset(
-    {
-        "condition",
-        "conditions",
-        "status",
-        "state",
-        "summary",
-        "description",
-        "weather",
-        "text",
-    }
-)
+_DESCRIPTORS = word_set("""
+    condition conditions status state summary description weather text
+""")
 # Ids are for the model, not the ear.
 _UNSAID = frozenset({"id", "uuid"})
 

@@ -232,26 +232,6 @@ def value_parts(parts: tuple[TemplatePart, ...]) -> list[ValuePart]:
     return [part for part in parts if isinstance(part, (Placeholder, Reference))]
 
 
-def template_references(text: str) -> tuple[Reference, ...]:
-    """The step references of ``text`` (empty when the template is invalid)."""
-    try:
-        parts = parse_template(text)
-    except ValueError:
-        return ()
-    return tuple(part for part in parts if isinstance(part, Reference))
-
-
-def template_optional(text: str) -> frozenset[str]:
-    """Names of the optional placeholders of ``text``."""
-    try:
-        parts = parse_template(text)
-    except ValueError:
-        return frozenset()
-    return frozenset(
-        part.name for part in parts if isinstance(part, Placeholder) and part.optional
-    )
-
-
 def template_placeholders(text: str) -> frozenset[str]:
     """Placeholder names used in ``text`` (empty when the template is invalid)."""
     try:

@@ -4,9 +4,10 @@ Patterns are regular-expression source strings (matched case-insensitively
 unless they say `(?-i:…)`); the checks that read them (`turn/honesty.py`,
 `turn/changes.py`, `small/guards.py`, `turn/examples.py`) join every
 language's into one pattern, compiled once. Words (not patterns) are matched
-whole, as written. The verbs of tool names (`delete_item`, `remove_item`)
-are no language's: identifiers, kept in the standalone engine
-(`engine/textcalls/names.py`).
+whole, as written, and written as text (`engine/words.py`: `words`,
+`word_set`, `phrase_set` for phrases separated by `|`). The verbs of tool
+names (`delete_item`, `remove_item`) are no language's: identifiers, kept in
+the standalone engine (`engine/textcalls/names.py`).
 """
 
 from __future__ import annotations

@@ -1,6 +1,7 @@
 """Deutsch."""
 
 from ..engine.speakable import ReadOutWords
+from ..engine.words import phrase_set, word_set, words
 from .base import Lexicon
 
 # Participles that say a change was made ("hinzugefügt", "eingeschaltet").
@@ -15,81 +16,14 @@ _UNTIL = r"(?:(?!\bnicht\b|\bkein)[^.!?\n]){0,60}?"
 
 LEXICON = Lexicon(
     language="de",
-    marks=frozenset(
-        [
-            "der",
-            "die",
-            "das",
-            "den",
-            "dem",
-            "ein",
-            "eine",
-            "einen",
-            "einem",
-            "einer",
-            "ist",
-            "sind",
-            "wie",
-            "wer",
-            "wo",
-            "wann",
-            "warum",
-            "welche",
-            "welcher",
-            "welches",
-            "und",
-            "oder",
-            "aber",
-            "nicht",
-            "bitte",
-            "ich",
-            "mir",
-            "mich",
-            "mein",
-            "meine",
-            "meinen",
-            "meiner",
-            "dein",
-            "kannst",
-            "können",
-            "könntest",
-            "wird",
-            "werden",
-            "mit",
-            "von",
-            "zu",
-            "zum",
-            "zur",
-            "im",
-            "auf",
-            "für",
-            "gibt",
-            "heute",
-            "jetzt",
-            "morgen",
-            "schalte",
-            "schalt",
-            "mach",
-            "füge",
-            "hinzu",
-            "entferne",
-            "lösche",
-            "sende",
-            "schick",
-            "sag",
-            "zeig",
-            "einkaufsliste",
-            "wetter",
-            "licht",
-            "setze",
-            "artikel",
-            "stück",
-            "regnet",
-            "geht",
-            "dir",
-            "hallo",
-        ]
-    ),
+    marks=word_set("""
+        der die das den dem ein eine einen einem einer ist sind wie wer wo wann
+        warum welche welcher welches und oder aber nicht bitte ich mir mich mein
+        meine meinen meiner dein kannst können könntest wird werden mit von zu
+        zum zur im auf für gibt heute jetzt morgen schalte schalt mach füge
+        hinzu entferne lösche sende schick sag zeig einkaufsliste wetter licht
+        setze artikel stück regnet geht dir hallo
+    """),
     narration=(
         r"\b(?:ruf\w*|aufruf\w*|aufgerufen|verwend\w*|benutz\w*|nutz\w*|"
         r"führ\w*|ausführ\w*|ausgeführt)\s+(?:das\s+|die\s+|den\s+|dem\s+|"
@@ -111,18 +45,9 @@ LEXICON = Lexicon(
         "werkzeug",
         "funktion",
     ),
-    opener_words=(
-        "ich",
-        "lass",
-        "ruf",
-        "aufruf",
-        "verwend",
-        "benutz",
-        "nutz",
-        "führ",
-        "werkzeug",
-        "funktion",
-    ),
+    opener_words=words("""
+        ich lass ruf aufruf verwend benutz nutz führ werkzeug funktion
+    """),
     claims=(
         r"\b(?:ich\s+habe|habe\s+ich|ich\s+hab|wir\s+haben)\b"
         + _UNTIL
@@ -132,53 +57,14 @@ LEXICON = Lexicon(
         rf"\berfolgreich\s+{_DONE}\b",
         r"^\W*(?:erledigt|fertig|gemacht)\b",
     ),
-    action_words=(
-        "füge",
-        "hinzufügen",
-        "setze",
-        "setz",
-        "lösche",
-        "löschen",
-        "entferne",
-        "entfernen",
-        "streiche",
-        "nimm",
-        "sende",
-        "senden",
-        "schicke",
-        "schick",
-        "schicken",
-        "benachrichtige",
-        "sag",
-        "stell",
-        "ändere",
-        "ändern",
-        "aktualisiere",
-        "schalte",
-        "schalt",
-        "einschalten",
-        "ausschalten",
-        "anschalten",
-        "mach",
-        "mache",
-        "öffne",
-        "öffnen",
-        "schließe",
-        "schließ",
-        "schließen",
-        "starte",
-        "stoppe",
-        "dimme",
-        "erhöhe",
-        "verringere",
-        "erstelle",
-        "speichere",
-        "kaufe",
-        "trag",
-        "trage",
-        "leere",
-        "erinnere",
-    ),
+    action_words=words("""
+        füge hinzufügen setze setz lösche löschen entferne entfernen streiche
+        nimm sende senden schicke schick schicken benachrichtige sag stell
+        ändere ändern aktualisiere schalte schalt einschalten ausschalten
+        anschalten mach mache öffne öffnen schließe schließ schließen starte
+        stoppe dimme erhöhe verringere erstelle speichere kaufe trag trage leere
+        erinnere
+    """),
     info_requests=(
         r"\b(?:sag|sage|zeig|zeige|nenn|nenne|gib)\s+mir\b",
         r"\blass\s+mich\s+wissen\b",
@@ -209,13 +95,13 @@ LEXICON = Lexicon(
         r"kein(?:e|en)? (?:gerät|entität)",
     ),
     acts={
-        "add": ("füge", "hinzu", "setz", "trag", "eintrag", "erstell", "neue"),
-        "delete": ("lösch", "entfern", "streich", "nimm", "weg"),
-        "update": ("änder", "aktualisier", "einstell", "setz", "dimm", "erhöh"),
-        "send": ("schick", "benachrichtig", "sag", "informier", "meld"),
-        "get": ("zeig", "lies", "suche", "prüf", "nenn"),
-        "turn_on": ("ein", "einschalt", "anschalt", "öffne", "aufmach"),
-        "turn_off": ("aus", "ausschalt", "abschalt", "schließ", "schliess"),
+        "add": words("füge hinzu setz trag eintrag erstell neue"),
+        "delete": words("lösch entfern streich nimm weg"),
+        "update": words("änder aktualisier einstell setz dimm erhöh"),
+        "send": words("schick benachrichtig sag informier meld"),
+        "get": words("zeig lies suche prüf nenn"),
+        "turn_on": words("ein einschalt anschalt öffne aufmach"),
+        "turn_off": words("aus ausschalt abschalt schließ schliess"),
     },
     # A result read out (`engine/speakable.py`).
     read_out=ReadOutWords(
@@ -247,31 +133,15 @@ LEXICON = Lexicon(
         },
     ),
     example_markers=(r"z\.\s?B\.", "zum Beispiel", "beispielsweise"),
-    common=frozenset(
-        [
-            "eine",
-            "einen",
-            "einem",
-            "einer",
-            "sind",
-            "nicht",
-            "bitte",
-            "welche",
-            "welcher",
-            "welches",
-            "heute",
-            "jetzt",
-            "wird",
-            "werden",
-            "kann",
-            "kannst",
-        ]
-    ),
+    common=word_set("""
+        eine einen einem einer sind nicht bitte welche welcher welches heute
+        jetzt wird werden kann kannst
+    """),
     # Whole answers (a phrase is matched word for word): `turn/hold.py`.
     topics={
-        "weather": ("wetter", "regenschirm", "regnet", "sonnig", "bewölkt"),
-        "temperature": ("temperatur", "temperaturen", "grad"),
-        "list": ("liste", "einkaufsliste"),
+        "weather": words("wetter regenschirm regnet sonnig bewölkt"),
+        "temperature": words("temperatur temperaturen grad"),
+        "list": words("liste einkaufsliste"),
     },
     stated_results=(
         r"\bist leer\b",
@@ -279,38 +149,15 @@ LEXICON = Lexicon(
         r"\bbrauchs?t (?:keinen|einen) regenschirm\b",
         r"\bes (?:regnet|ist sonnig|ist bewölkt)\b",
     ),
-    yes=frozenset(
-        [
-            "ja",
-            "jawohl",
-            "klar",
-            "sicher",
-            "ok",
-            "okay",
-            "genau",
-            "richtig",
-            "mach das",
-            "mach es",
-            "bestätige",
-            "bestätigt",
-            "ja bitte",
-            "gerne",
-        ]
-    ),
-    no=frozenset(
-        [
-            "nein",
-            "nee",
-            "abbrechen",
-            "stopp",
-            "halt",
-            "lieber nicht",
-            "nicht",
-            "nein danke",
-            "vergiss es",
-        ]
-    ),
-    fillers=frozenset({"bitte", "danke", "der", "ist", "mein", "pin", "code"}),
+    yes=phrase_set("""
+        ja | jawohl | klar | sicher | ok | okay | genau | richtig | mach das |
+        mach es | bestätige | bestätigt | ja bitte | gerne
+    """),
+    no=phrase_set("""
+        nein | nee | abbrechen | stopp | halt | lieber nicht | nicht |
+        nein danke | vergiss es
+    """),
+    fillers=word_set("bitte danke der ist mein pin code"),
     later=(
         "in {later} (sekunde|sekunden|minute|minuten|stunde|stunden)",
         "in (einer|einer halben) (minute|stunde)",

@@ -1,77 +1,18 @@
 """English."""
 
 from ..engine.speakable import ReadOutWords
+from ..engine.words import phrase_set, word_set, words
 from .base import Lexicon
 
 LEXICON = Lexicon(
     language="en",
-    marks=frozenset(
-        [
-            "the",
-            "a",
-            "an",
-            "is",
-            "are",
-            "was",
-            "were",
-            "what",
-            "what's",
-            "whats",
-            "how",
-            "who",
-            "where",
-            "when",
-            "which",
-            "why",
-            "do",
-            "does",
-            "did",
-            "of",
-            "to",
-            "in",
-            "on",
-            "at",
-            "for",
-            "with",
-            "my",
-            "your",
-            "it",
-            "it's",
-            "its",
-            "this",
-            "that",
-            "there",
-            "these",
-            "those",
-            "and",
-            "or",
-            "but",
-            "not",
-            "please",
-            "can",
-            "could",
-            "would",
-            "will",
-            "you",
-            "i",
-            "me",
-            "be",
-            "been",
-            "turn",
-            "switch",
-            "add",
-            "remove",
-            "delete",
-            "send",
-            "tell",
-            "show",
-            "list",
-            "weather",
-            "today",
-            "tonight",
-            "now",
-        ]
-    ),
+    marks=word_set("""
+        the a an is are was were what what's whats how who where when which why
+        do does did of to in on at for with my your it it's its this that there
+        these those and or but not please can could would will you i me be been
+        turn switch add remove delete send tell show list weather today tonight
+        now
+    """),
     narration=(
         r"\b(?:call(?:ed|ing|s)?|invok(?:e|ed|es|ing)|execut(?:e|ed|es|ing)|"
         r"us(?:e|ed|es|ing)|run(?:s|ning)?)\s+(?:the\s+|a\s+)?"
@@ -93,18 +34,7 @@ LEXICON = Lexicon(
         "tool",
         "function",
     ),
-    opener_words=(
-        "i",
-        "let",
-        "call",
-        "invoke",
-        "execute",
-        "use",
-        "using",
-        "run",
-        "tool",
-        "function",
-    ),
+    opener_words=words("i let call invoke execute use using run tool function"),
     claims=(
         r"\b(?:has|have)\s+(?:now\s+|just\s+|successfully\s+)?been\s+"
         r"(?:successfully\s+)?(?:added|removed|deleted|sent|set|updated|changed|"
@@ -124,41 +54,11 @@ LEXICON = Lexicon(
         r"\b(?:successfully|now)\s+(?:added|removed|deleted|sent|updated|set)\b",
         r"^\W*done\b",
     ),
-    action_words=(
-        "add",
-        "put",
-        "remove",
-        "delete",
-        "take",
-        "send",
-        "notify",
-        "tell",
-        "let",
-        "set",
-        "change",
-        "update",
-        "turn",
-        "switch",
-        "open",
-        "close",
-        "lock",
-        "unlock",
-        "start",
-        "stop",
-        "trigger",
-        "ping",
-        "make",
-        "increase",
-        "decrease",
-        "clear",
-        "erase",
-        "create",
-        "save",
-        "buy",
-        "dim",
-        "raise",
-        "lower",
-    ),
+    action_words=words("""
+        add put remove delete take send notify tell let set change update turn
+        switch open close lock unlock start stop trigger ping make increase
+        decrease clear erase create save buy dim raise lower
+    """),
     # One to three words of a thing, "on" or "off", perhaps where and
     # "please"; never a sentence about a person ("I'm off to bed.").
     switch_phrases=(
@@ -198,35 +98,16 @@ LEXICON = Lexicon(
         "error",
     ),
     acts={
-        "add": ("add", "put", "insert", "create", "new"),
-        "delete": ("delete", "remove", "erase", "take", "rid", "drop", "clear", "del"),
-        "update": (
-            "update",
-            "change",
-            "set",
-            "modify",
-            "edit",
-            "make",
-            "increase",
-            "decrease",
-            "dim",
-            "brighten",
-            "patch",
-        ),
-        "send": (
-            "send",
-            "notify",
-            "tell",
-            "let",
-            "message",
-            "ping",
-            "trigger",
-            "alert",
-            "post",
-        ),
-        "get": ("get", "read", "list", "show", "check", "fetch", "find", "search"),
-        "turn_on": ("on", "open", "start"),
-        "turn_off": ("off", "close", "stop"),
+        "add": words("add put insert create new"),
+        "delete": words("delete remove erase take rid drop clear del"),
+        "update": words("""
+            update change set modify edit make increase decrease dim brighten
+            patch
+        """),
+        "send": words("send notify tell let message ping trigger alert post"),
+        "get": words("get read list show check fetch find search"),
+        "turn_on": words("on open start"),
+        "turn_off": words("off close stop"),
     },
     # A result read out (`engine/speakable.py`).
     read_out=ReadOutWords(
@@ -242,48 +123,13 @@ LEXICON = Lexicon(
         keys={"temp": "temperature"},
     ),
     example_markers=(r"e\.g\.", "for example", "such as", "like"),
-    common=frozenset(
-        [
-            "a",
-            "an",
-            "and",
-            "are",
-            "as",
-            "at",
-            "be",
-            "by",
-            "can",
-            "for",
-            "from",
-            "in",
-            "is",
-            "it",
-            "its",
-            "of",
-            "on",
-            "or",
-            "the",
-            "this",
-            "to",
-            "what",
-            "when",
-            "where",
-            "which",
-            "who",
-            "with",
-            "you",
-            "your",
-            "call",
-            "tool",
-            "tools",
-            "use",
-            "get",
-            "set",
-        ]
-    ),
+    common=word_set("""
+        a an and are as at be by can for from in is it its of on or the this to
+        what when where which who with you your call tool tools use get set
+    """),
     # Whole answers (a phrase is matched word for word): `turn/hold.py`.
     topics={
-        "weather": ("umbrella", "raining", "rainy", "sunny", "cloudy"),
+        "weather": words("umbrella raining rainy sunny cloudy"),
     },
     stated_results=(
         r"\b(?:is|are) empty\b",
@@ -292,43 +138,16 @@ LEXICON = Lexicon(
         r"\bneed (?:an|your|the) umbrella\b",
         r"\bit(?: is|'s) (?:raining|sunny|cloudy)\b",
     ),
-    yes=frozenset(
-        [
-            "yes",
-            "yeah",
-            "yep",
-            "yup",
-            "sure",
-            "ok",
-            "okay",
-            "confirm",
-            "confirmed",
-            "correct",
-            "right",
-            "affirmative",
-            "do it",
-            "go ahead",
-            "yes please",
-            "please do",
-        ]
-    ),
-    no=frozenset(
-        [
-            "no",
-            "nope",
-            "nah",
-            "cancel",
-            "stop",
-            "don't",
-            "do not",
-            "never mind",
-            "no thanks",
-            "abort",
-        ]
-    ),
-    fillers=frozenset(
-        {"please", "thanks", "thank", "you", "it", "the", "pin", "code", "is", "my"}
-    ),
+    yes=phrase_set("""
+        yes | yeah | yep | yup | sure | ok | okay | confirm | confirmed |
+        correct | right | affirmative | do it | go ahead | yes please |
+        please do
+    """),
+    no=phrase_set("""
+        no | nope | nah | cancel | stop | don't | do not | never mind |
+        no thanks | abort
+    """),
+    fillers=word_set("please thanks thank you it the pin code is my"),
     later=(
         "in {later} (second|seconds|minute|minutes|hour|hours)",
         "in (a|an|half an) (minute|hour)",

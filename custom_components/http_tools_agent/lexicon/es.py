@@ -1,93 +1,25 @@
 """Español."""
 
 from ..engine.speakable import ReadOutWords
+from ..engine.words import phrase_set, word_set, words
 from .base import Lexicon
 
 LEXICON = Lexicon(
     language="es",
-    marks=frozenset(
-        [
-            "el",
-            "los",
-            "las",
-            "un",
-            "una",
-            "unos",
-            "unas",
-            "qué",
-            "que",
-            "cuál",
-            "cuánto",
-            "cuántos",
-            "cómo",
-            "dónde",
-            "del",
-            "al",
-            "en",
-            "con",
-            "por",
-            "para",
-            "es",
-            "son",
-            "está",
-            "están",
-            "hace",
-            "hay",
-            "mi",
-            "mis",
-            "tu",
-            "y",
-            "o",
-            "pero",
-            "no",
-            "más",
-            "también",
-            "hoy",
-            "ahora",
-            "sí",
-            "gracias",
-            "enciende",
-            "apaga",
-            "añade",
-            "agrega",
-            "quita",
-            "elimina",
-            "borra",
-            "envía",
-            "manda",
-            "dime",
-            "muestra",
-            "lista",
-            "compra",
-            "tiempo",
-        ]
-    ),
+    marks=word_set("""
+        el los las un una unos unas qué que cuál cuánto cuántos cómo dónde del
+        al en con por para es son está están hace hay mi mis tu y o pero no más
+        también hoy ahora sí gracias enciende apaga añade agrega quita elimina
+        borra envía manda dime muestra lista compra tiempo
+    """),
     narration=(
         r"\b(?:llam|invoc|ejecut|us)\w*\s+(?:a\s+)?(?:la\s+|el\s+|una\s+|un\s+)?"
         r"(?:herramienta|funci[oó]n|tool)\b",
         r"\bla\s+herramienta\s+`?\w+_\w+",
     ),
     call_followers=(r"con\b", "llamad"),
-    narration_openers=(
-        "llam",
-        "invoc",
-        "ejecut",
-        "utiliz",
-        "herramienta",
-        "funci",
-        "voy",
-        "vamos",
-    ),
-    opener_words=(
-        "llam",
-        "ejecut",
-        "utiliz",
-        "herramienta",
-        "funcion",
-        "función",
-        "voy",
-        "vamos",
-    ),
+    narration_openers=words("llam invoc ejecut utiliz herramienta funci voy vamos"),
+    opener_words=words("llam ejecut utiliz herramienta funcion función voy vamos"),
     claims=(
         r"\b(?:he|hemos)\s+(?:ya\s+)?(?:añadid|agregad|eliminad|borrad|quitad|"
         r"enviad|mandad|actualizad|cambiad|encendid|apagad|guardad|puest|avisad)\w*",
@@ -96,30 +28,10 @@ LEXICON = Lexicon(
         r"\b(?:está|están)\s+(?:ahora\s+)?(?:encendid|apagad)\w*",
         r"^\W*(?:hecho|listo)\b",
     ),
-    action_words=(
-        "añade",
-        "agrega",
-        "pon",
-        "quita",
-        "elimina",
-        "borra",
-        "envía",
-        "envia",
-        "manda",
-        "avisa",
-        "dile",
-        "cambia",
-        "actualiza",
-        "enciende",
-        "apaga",
-        "abre",
-        "cierra",
-        "inicia",
-        "crea",
-        "guarda",
-        "sube",
-        "baja",
-    ),
+    action_words=words("""
+        añade agrega pon quita elimina borra envía envia manda avisa dile cambia
+        actualiza enciende apaga abre cierra inicia crea guarda sube baja
+    """),
     info_requests=(r"\b(?:dime|muéstrame|muestrame)\b",),
     question_openers=(
         r"(?:qué|que|cuál|cual|cuáles|cuales|cuánto|cuanto|cuánta|cuántos|cuantos|cuántas)\b",
@@ -143,13 +55,13 @@ LEXICON = Lexicon(
         "error",
     ),
     acts={
-        "add": ("añad", "agreg", "pon", "mete", "crea"),
-        "delete": ("elimin", "borr", "quit", "suprim"),
-        "update": ("actualiz", "cambi"),
-        "send": ("mand", "envía", "envia", "avis", "dile", "notific"),
-        "get": ("lee", "muestr", "busc"),
-        "turn_on": ("encend", "encien", "prend", "abr"),
-        "turn_off": ("apag", "cierr"),
+        "add": words("añad agreg pon mete crea"),
+        "delete": words("elimin borr quit suprim"),
+        "update": words("actualiz cambi"),
+        "send": words("mand envía envia avis dile notific"),
+        "get": words("lee muestr busc"),
+        "turn_on": words("encend encien prend abr"),
+        "turn_off": words("apag cierr"),
     },
     # A result read out (`engine/speakable.py`).
     read_out=ReadOutWords(
@@ -183,46 +95,24 @@ LEXICON = Lexicon(
     example_markers=("por ejemplo",),
     # Whole answers (a phrase is matched word for word): `turn/hold.py`.
     topics={
-        "weather": ("tiempo", "clima", "paraguas", "llueve", "soleado"),
-        "temperature": ("temperatura", "grados"),
-        "list": ("lista",),
+        "weather": words("tiempo clima paraguas llueve soleado"),
+        "temperature": words("temperatura grados"),
+        "list": words("lista"),
     },
     stated_results=(
         r"\bestá vací[ao]\b",
         r"\bnecesitas (?:un )?paraguas\b",
         r"\b(?:está lloviendo|llueve|hace sol)\b",
     ),
-    yes=frozenset(
-        [
-            "sí",
-            "si",
-            "claro",
-            "vale",
-            "ok",
-            "okay",
-            "de acuerdo",
-            "confirmo",
-            "confirma",
-            "correcto",
-            "hazlo",
-            "adelante",
-            "por supuesto",
-            "sí por favor",
-        ]
-    ),
-    no=frozenset(
-        [
-            "no",
-            "cancela",
-            "cancelar",
-            "no lo hagas",
-            "déjalo",
-            "para",
-            "no gracias",
-            "nada",
-        ]
-    ),
-    fillers=frozenset({"por", "favor", "gracias", "el", "código", "es", "pin"}),
+    yes=phrase_set("""
+        sí | si | claro | vale | ok | okay | de acuerdo | confirmo | confirma |
+        correcto | hazlo | adelante | por supuesto | sí por favor
+    """),
+    no=phrase_set("""
+        no | cancela | cancelar | no lo hagas | déjalo | para | no gracias |
+        nada
+    """),
+    fillers=word_set("por favor gracias el código es pin"),
     later=(
         "(en|dentro de) {later} (segundo|segundos|minuto|minutos|hora|horas)",
         "(en|dentro de) (un minuto|una hora|media hora)",

@@ -1,6 +1,7 @@
 """Français."""
 
 from ..engine.speakable import ReadOutWords
+from ..engine.words import phrase_set, word_set, words
 from .base import Lexicon
 
 # An apostrophe as French is typed: straight or curly.
@@ -8,73 +9,14 @@ _A = "['\u2019]"
 
 LEXICON = Lexicon(
     language="fr",
-    marks=frozenset(
-        [
-            "les",
-            "une",
-            "des",
-            "du",
-            "au",
-            "aux",
-            "est",
-            "sont",
-            "c'est",
-            "quel",
-            "quelle",
-            "quels",
-            "quelles",
-            "combien",
-            "où",
-            "pourquoi",
-            "quand",
-            "et",
-            "ou",
-            "mais",
-            "pas",
-            "je",
-            "vous",
-            "moi",
-            "mon",
-            "ton",
-            "votre",
-            "s'il",
-            "plaît",
-            "merci",
-            "aujourd'hui",
-            "maintenant",
-            "allume",
-            "éteins",
-            "ajoute",
-            "supprime",
-            "enlève",
-            "retire",
-            "envoie",
-            "dis",
-            "montre",
-            "courses",
-            "météo",
-            "fait",
-            "dans",
-            "sur",
-            "avec",
-            "pour",
-            "ce",
-            "cette",
-            "ça",
-            "qu'est",
-            "lumière",
-            "liste",
-            "temps",
-            "à",
-            "chaud",
-            "pleut",
-            "l'article",
-            "quantité",
-            "mets",
-            "pièces",
-            "bonjour",
-        ]
-    ),
+    marks=word_set("""
+        les une des du au aux est sont c'est quel quelle quels quelles combien
+        où pourquoi quand et ou mais pas je vous moi mon ton votre s'il plaît
+        merci aujourd'hui maintenant allume éteins ajoute supprime enlève retire
+        envoie dis montre courses météo fait dans sur avec pour ce cette ça
+        qu'est lumière liste temps à chaud pleut l'article quantité mets pièces
+        bonjour
+    """),
     narration=(
         r"\b(?:appel\w*|invoqu\w*|ex[ée]cut\w*|utilis\w*)\s+"
         rf"(?:l{_A}|la\s+|le\s+|les\s+|un\s+|une\s+|des\s+)?(?:`?\w+`?\s+)?"
@@ -94,17 +36,7 @@ LEXICON = Lexicon(
         "outil",
         "fonction",
     ),
-    opener_words=(
-        "je",
-        "j'",
-        "appel",
-        "invoqu",
-        "exécut",
-        "execut",
-        "utilis",
-        "outil",
-        "fonction",
-    ),
+    opener_words=words("je j' appel invoqu exécut execut utilis outil fonction"),
     claims=(
         rf"\b(?:j{_A}ai|nous\s+avons)\s+(?:bien\s+|déjà\s+|maintenant\s+)?"
         r"(?:ajout|supprim|retir|enlev|effac|envoy|mis|modifi|chang|réglé|allum|"
@@ -115,53 +47,13 @@ LEXICON = Lexicon(
         r"(?:allumée?s?|éteinte?s?|ajoutée?s?|supprimée?s?)(?!\w)",
         rf"^\W*(?:c{_A}est\s+fait|fait|terminé)(?!\w)",
     ),
-    action_words=(
-        "ajoute",
-        "ajouter",
-        "ajoutez",
-        "mets",
-        "mettre",
-        "mettez",
-        "supprime",
-        "supprimer",
-        "supprimez",
-        "enlève",
-        "enlever",
-        "retire",
-        "retirer",
-        "efface",
-        "envoie",
-        "envoyer",
-        "envoyez",
-        "préviens",
-        "prévenir",
-        "dis",
-        "dites",
-        "règle",
-        "régler",
-        "modifie",
-        "modifier",
-        "allume",
-        "allumer",
-        "allumez",
-        "éteins",
-        "éteindre",
-        "éteignez",
-        "ouvre",
-        "ouvrir",
-        "ferme",
-        "fermer",
-        "démarre",
-        "lance",
-        "arrête",
-        "crée",
-        "créer",
-        "enregistre",
-        "achète",
-        "baisse",
-        "augmente",
-        "diminue",
-    ),
+    action_words=words("""
+        ajoute ajouter ajoutez mets mettre mettez supprime supprimer supprimez
+        enlève enlever retire retirer efface envoie envoyer envoyez préviens
+        prévenir dis dites règle régler modifie modifier allume allumer allumez
+        éteins éteindre éteignez ouvre ouvrir ferme fermer démarre lance arrête
+        crée créer enregistre achète baisse augmente diminue
+    """),
     info_requests=(
         r"\b(?:dis|dites|montre|montrez|donne|donnez)[-\s]+(?:moi|nous)\b",
         r"\bfais[-\s]+moi\s+savoir\b",
@@ -196,13 +88,13 @@ LEXICON = Lexicon(
         "introuvable",
     ),
     acts={
-        "add": ("ajout", "mets", "met", "insér", "crée", "nouv"),
-        "delete": ("supprim", "enlèv", "enlev", "retir", "effac", "ôte"),
-        "update": ("modifi", "chang", "règl", "régl", "augment", "diminu", "baiss"),
-        "send": ("envoi", "envoy", "prévien", "préven", "avert", "dis"),
-        "get": ("montr", "affich", "lis", "cherch", "trouv", "vérifi"),
-        "turn_on": ("allum", "ouvr", "démarr", "lanc"),
-        "turn_off": ("étein", "éteign", "ferm", "arrêt", "coupe"),
+        "add": words("ajout mets met insér crée nouv"),
+        "delete": words("supprim enlèv enlev retir effac ôte"),
+        "update": words("modifi chang règl régl augment diminu baiss"),
+        "send": words("envoi envoy prévien préven avert dis"),
+        "get": words("montr affich lis cherch trouv vérifi"),
+        "turn_on": words("allum ouvr démarr lanc"),
+        "turn_off": words("étein éteign ferm arrêt coupe"),
     },
     # A result read out (`engine/speakable.py`).
     read_out=ReadOutWords(
@@ -234,67 +126,30 @@ LEXICON = Lexicon(
         },
     ),
     example_markers=("par exemple", r"p\.\s?ex\."),
-    common=frozenset(
-        [
-            "avec",
-            "pour",
-            "dans",
-            "quel",
-            "quelle",
-            "quels",
-            "quelles",
-            "sont",
-            "cette",
-            "comment",
-            "combien",
-            "outil",
-            "outils",
-        ]
-    ),
+    common=word_set("""
+        avec pour dans quel quelle quels quelles sont cette comment combien
+        outil outils
+    """),
     # Whole answers (a phrase is matched word for word): `turn/hold.py`.
     topics={
-        "weather": ("temps", "météo", "parapluie", "pleut", "ensoleillé"),
-        "temperature": ("température", "degrés"),
-        "list": ("liste",),
+        "weather": words("temps météo parapluie pleut ensoleillé"),
+        "temperature": words("température degrés"),
+        "list": words("liste"),
     },
     stated_results=(
         r"\best vide\b",
         r"\bbesoin d'(?:un )?parapluie\b",
         r"\bil (?:pleut|fait beau)\b",
     ),
-    yes=frozenset(
-        [
-            "oui",
-            "ouais",
-            "bien sûr",
-            "d'accord",
-            "ok",
-            "okay",
-            "vas-y",
-            "vas y",
-            "confirme",
-            "confirmé",
-            "exact",
-            "c'est ça",
-            "oui merci",
-            "volontiers",
-        ]
-    ),
-    no=frozenset(
-        [
-            "non",
-            "annule",
-            "annuler",
-            "arrête",
-            "stop",
-            "surtout pas",
-            "non merci",
-            "laisse tomber",
-        ]
-    ),
-    fillers=frozenset(
-        {"s'il", "te", "vous", "plaît", "merci", "le", "est", "code", "pin"}
-    ),
+    yes=phrase_set("""
+        oui | ouais | bien sûr | d'accord | ok | okay | vas-y | vas y | confirme |
+        confirmé | exact | c'est ça | oui merci | volontiers
+    """),
+    no=phrase_set("""
+        non | annule | annuler | arrête | stop | surtout pas | non merci |
+        laisse tomber
+    """),
+    fillers=word_set("s'il te vous plaît merci le est code pin"),
     later=(
         "dans {later} (seconde|secondes|minute|minutes|heure|heures)",
         "dans (une minute|une heure|une demi-heure|une demi heure)",

@@ -1,83 +1,18 @@
 """Italiano."""
 
 from ..engine.speakable import ReadOutWords
+from ..engine.words import phrase_set, word_set, words
 from .base import Lexicon
 
 LEXICON = Lexicon(
     language="it",
-    marks=frozenset(
-        [
-            "il",
-            "lo",
-            "gli",
-            "le",
-            "un",
-            "una",
-            "uno",
-            "che",
-            "cosa",
-            "cos'è",
-            "c'è",
-            "di",
-            "del",
-            "della",
-            "dello",
-            "dei",
-            "degli",
-            "delle",
-            "nel",
-            "nella",
-            "nello",
-            "nei",
-            "negli",
-            "nelle",
-            "al",
-            "alla",
-            "allo",
-            "ai",
-            "agli",
-            "alle",
-            "dal",
-            "dalla",
-            "con",
-            "per",
-            "è",
-            "sono",
-            "fa",
-            "fai",
-            "com'è",
-            "come",
-            "quanto",
-            "quanti",
-            "quale",
-            "quali",
-            "mi",
-            "ti",
-            "ci",
-            "non",
-            "più",
-            "anche",
-            "oggi",
-            "adesso",
-            "ora",
-            "sì",
-            "grazie",
-            "accendi",
-            "spegni",
-            "aggiungi",
-            "togli",
-            "rimuovi",
-            "elimina",
-            "cancella",
-            "manda",
-            "invia",
-            "dimmi",
-            "mostra",
-            "lista",
-            "spesa",
-            "tempo",
-        ]
-    ),
+    marks=word_set("""
+        il lo gli le un una uno che cosa cos'è c'è di del della dello dei degli
+        delle nel nella nello nei negli nelle al alla allo ai agli alle dal
+        dalla con per è sono fa fai com'è come quanto quanti quale quali mi ti
+        ci non più anche oggi adesso ora sì grazie accendi spegni aggiungi togli
+        rimuovi elimina cancella manda invia dimmi mostra lista spesa tempo
+    """),
     narration=(
         r"\b(?:chiam|invoc|esegu|us)\w*\s+(?:lo\s+|la\s+|il\s+|l'|un\s+|una\s+)?"
         r"(?:strumento|funzione|tool)\b",
@@ -92,15 +27,7 @@ LEXICON = Lexicon(
         "strument",
         "funzion",
     ),
-    opener_words=(
-        "chiam",
-        "invoc",
-        "esegu",
-        "usa",
-        "uso",
-        "strumento",
-        "funzione",
-    ),
+    opener_words=words("chiam invoc esegu usa uso strumento funzione"),
     claims=(
         r"\b(?:ho|abbiamo)\s+(?:appena\s+|ora\s+)?(?:aggiunt|rimoss|eliminat|"
         r"cancellat|inviat|mandat|impostat|aggiornat|modificat|acces|spent|"
@@ -111,32 +38,11 @@ LEXICON = Lexicon(
         r"\b(?:è|sono)\s+(?:acces|spent)[aoie]\b",
         r"^\W*fatto\b",
     ),
-    action_words=(
-        "aggiungi",
-        "metti",
-        "togli",
-        "rimuovi",
-        "elimina",
-        "cancella",
-        "manda",
-        "invia",
-        "avvisa",
-        "di'",
-        "dì",
-        "imposta",
-        "cambia",
-        "aggiorna",
-        "accendi",
-        "spegni",
-        "apri",
-        "chiudi",
-        "avvia",
-        "ferma",
-        "crea",
-        "salva",
-        "alza",
-        "abbassa",
-    ),
+    action_words=words("""
+        aggiungi metti togli rimuovi elimina cancella manda invia avvisa di' dì
+        imposta cambia aggiorna accendi spegni apri chiudi avvia ferma crea
+        salva alza abbassa
+    """),
     info_requests=(r"\b(?:dimmi|mostrami|fammi\s+sapere)\b",),
     question_openers=(
         r"(?:che|cosa|cos'è|qual|quale|quali|quanto|quanta|quanti|quante)\b",
@@ -159,13 +65,13 @@ LEXICON = Lexicon(
         "errore",
     ),
     acts={
-        "add": ("aggiung", "mett", "inser", "crea"),
-        "delete": ("elimin", "rimuov", "cancell", "togli"),
-        "update": ("aggiorn", "cambi", "impost", "modific", "abbass", "alza"),
-        "send": ("mand", "invia", "avvis", "notific", "dì", "di'"),
-        "get": ("legg", "mostr", "elenc", "cerc"),
-        "turn_on": ("accend", "apri"),
-        "turn_off": ("spegn", "chiud"),
+        "add": words("aggiung mett inser crea"),
+        "delete": words("elimin rimuov cancell togli"),
+        "update": words("aggiorn cambi impost modific abbass alza"),
+        "send": words("mand invia avvis notific dì di'"),
+        "get": words("legg mostr elenc cerc"),
+        "turn_on": words("accend apri"),
+        "turn_off": words("spegn chiud"),
     },
     # A result read out (`engine/speakable.py`).
     read_out=ReadOutWords(
@@ -199,46 +105,24 @@ LEXICON = Lexicon(
     example_markers=("ad esempio", "per esempio"),
     # Whole answers (a phrase is matched word for word): `turn/hold.py`.
     topics={
-        "weather": ("tempo", "meteo", "ombrello", "piove", "soleggiato"),
-        "temperature": ("temperatura", "gradi"),
-        "list": ("lista",),
+        "weather": words("tempo meteo ombrello piove soleggiato"),
+        "temperature": words("temperatura gradi"),
+        "list": words("lista"),
     },
     stated_results=(
         r"\bè vuota\b",
         r"\bserve (?:l'|un )?ombrello\b",
         r"\b(?:piove|c'è il sole)\b",
     ),
-    yes=frozenset(
-        [
-            "sì",
-            "si",
-            "certo",
-            "ok",
-            "okay",
-            "va bene",
-            "confermo",
-            "conferma",
-            "esatto",
-            "giusto",
-            "fallo",
-            "procedi",
-            "d'accordo",
-            "sì grazie",
-        ]
-    ),
-    no=frozenset(
-        [
-            "no",
-            "annulla",
-            "non farlo",
-            "lascia stare",
-            "fermati",
-            "stop",
-            "no grazie",
-            "niente",
-        ]
-    ),
-    fillers=frozenset({"per", "favore", "grazie", "il", "codice", "è", "lo", "pin"}),
+    yes=phrase_set("""
+        sì | si | certo | ok | okay | va bene | confermo | conferma | esatto |
+        giusto | fallo | procedi | d'accordo | sì grazie
+    """),
+    no=phrase_set("""
+        no | annulla | non farlo | lascia stare | fermati | stop | no grazie |
+        niente
+    """),
+    fillers=word_set("per favore grazie il codice è lo pin"),
     later=(
         "(tra|fra) {later} (secondo|secondi|minuto|minuti|ora|ore)",
         "(tra|fra) (un minuto|un'ora|mezz'ora|mezzora)",

@@ -61,6 +61,7 @@ import httpx
 import openai
 
 from ..const import LOGGER
+from ..engine.words import word_set
 from .client import Request, async_complete
 from .info import KIND_OPENAI, ServerInfo
 from .profiles import hosted
@@ -78,19 +79,10 @@ CHANGE_COOLDOWN = 10.0
 WARM_UP_TIMEOUT = 600.0
 
 # Entity and device fields that Assist's prompt shows.
-_ENTITY_FIELDS = frozenset(
-    {
-        "aliases",
-        "area_id",
-        "device_id",
-        "disabled_by",
-        "entity_category",
-        "entity_id",
-        "hidden_by",
-        "name",
-        "original_name",
-    }
-)
+_ENTITY_FIELDS = word_set("""
+    aliases area_id device_id disabled_by entity_category entity_id hidden_by
+    name original_name
+""")
 _DEVICE_FIELDS = frozenset({"area_id", "name", "name_by_user"})
 
 

@@ -72,7 +72,7 @@ class CallResult(llm.ToolResult):
     # kept beside what the model reads, never in it.
     speech: str | None = None
     # The answer's image, for a model that reads images: sent with the next
-    # request only (`turn/pictures.py`); the text describes it.
+    # request only (`turn/request.py`); the text describes it.
     picture: Picture | None = None
 
     @classmethod

@@ -166,7 +166,7 @@ class HttpTool(llm.Tool):
         Checks of a call belong here, so both get them: the arguments are
         checked against the tool's schema (and converted where nothing is
         lost) before any request. `pictures`: an image answer is kept whole
-        for a model that reads images (`turn/pictures.py`).
+        for a model that reads images (`turn/request.py`).
         """
         runtime = self._runtime
         settings = runtime.settings

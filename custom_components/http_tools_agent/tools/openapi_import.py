@@ -38,6 +38,7 @@ from ..engine.openapi.document import (
     too_large,
 )
 from ..engine.openapi.mapping import Auth, ImportResult, OpenApiDocument
+from ..engine.words import word_set
 
 FETCH_TIMEOUT = 30
 MAX_REDIRECTS = 5
@@ -234,15 +235,10 @@ class OpenApiSource:
         """Read the object; OpenApiImportError naming the bad key."""
         if not isinstance(raw, Mapping):
             raise OpenApiImportError(ERROR_INVALID, "'openapi' must be an object")
-        known = {
-            "url",
-            "document",
-            "operations",
-            "server_url",
-            "verify_ssl",
-            "auth_scheme",
-            "auth_secret",
-        }
+        known = word_set("""
+            url document operations server_url verify_ssl auth_scheme
+            auth_secret
+        """)
         if unknown := sorted(str(k) for k in raw if k not in known):
             raise OpenApiImportError(
                 ERROR_INVALID,

@@ -333,14 +333,9 @@ class SpokenCheck:
     SHORT = 24
 
     __slots__ = (
-        "_check",
-        "_held_words",
-        "_pending",
-        "_released",
-        "_trigger",
-        "reason",
+        "_check", "_held_words", "_pending", "_released", "_trigger", "reason",
         "withheld",
-    )
+    )  # fmt: skip
 
     def __init__(
         self,

@@ -1,7 +1,7 @@
 """What one request of a turn sends the server.
 
 A request carries the chat log as messages (`turn/messages.py`), shaped by
-what the model is sent of earlier turns (`turn/history.py`), the agent's
+what the model is sent of earlier turns (`_shape_history`), the agent's
 examples at the end of the system prompt, the history that fits the
 server's context (`turn/context_fit.py`), `tool_choice` (`required` only on
 the first round: after it the model must be free to answer), and the
@@ -9,15 +9,18 @@ agent's extra body with its thinking switch. The request for the answer
 carries its instruction on the last result (`small/answer.py`); a request
 asked again after a reply that was not spoken says why (`RETRY_NUDGES`).
 For a model that reads images, the request after a round whose tools
-answered images shows them (`turn/pictures.py`).
+answered images shows them (`_pictures_message`).
 """
 
 from __future__ import annotations
 
+from collections.abc import Sequence
 from enum import Enum
 from typing import TYPE_CHECKING, Any
 
+from homeassistant.components import conversation
 from openai.types.chat import (
+    ChatCompletionContentPartImageParam,
     ChatCompletionContentPartParam,
     ChatCompletionContentPartTextParam,
     ChatCompletionMessageParam,
@@ -25,18 +28,19 @@ from openai.types.chat import (
     ChatCompletionToolMessageParam,
     ChatCompletionUserMessageParam,
 )
+from openai.types.chat.chat_completion_content_part_image_param import ImageURL
 from openai.types.chat.completion_create_params import CompletionCreateParamsBase
 
 from ..agent_options import ToolChoice, request_extra, thinking_fields
+from ..engine.bodies import Picture
 from ..server.client import Request
 from ..server.info import KIND_LLAMA_CPP, KIND_LLAMA_CPP_PYTHON
 from ..small.answer import answer_nudge
+from ..tools.call_result import CallResult
 from .context_fit import answer_reserve
 from .examples import examples_text
-from .history import shape_history
 from .honesty import Withheld
 from .messages import chat_messages
-from .pictures import fresh_pictures, image_part, pictures_message
 
 if TYPE_CHECKING:
     from .state import Turn
@@ -124,7 +128,7 @@ def response_format(schema: dict[str, Any], server_kind: str) -> Any:
 def build_request(turn: Turn, ask: Ask) -> Request:
     """The request `ask` sends now."""
     options = turn.options
-    messages = shape_history(
+    messages = _shape_history(
         chat_messages(turn.chat_log.content, turn.notes.note),
         turn.history_mode,
         options.history_turns,
@@ -155,9 +159,9 @@ def build_request(turn: Turn, ask: Ask) -> Request:
     messages = _fit(turn, messages)
     # Last: the nudges stay on the last result, and the fit never leaves
     # the pictures out.
-    pictures = fresh_pictures(turn.chat_log.content) if turn.pictures else []
+    pictures = _fresh_pictures(turn.chat_log.content) if turn.pictures else []
     if pictures:
-        messages.append(pictures_message(pictures))
+        messages.append(_pictures_message(pictures))
     params = CompletionCreateParamsBase(
         model=options.model,
         messages=messages,
@@ -196,7 +200,7 @@ def _add_images(
             parts: list[ChatCompletionContentPartParam] = [
                 ChatCompletionContentPartTextParam(type="text", text=text)
             ]
-            parts.extend(image_part(url) for url in images)
+            parts.extend(_image_part(url) for url in images)
             messages[index] = ChatCompletionUserMessageParam(role="user", content=parts)
             return
 
@@ -232,3 +236,114 @@ def _fit(
         drop_all=turn.drop_history,
     )
     return context.cut_results(messages, budget) if turn.trimmed else messages
+
+
+def _shape_history(
+    messages: Sequence[ChatCompletionMessageParam],
+    mode: str,
+    turns: int,
+    *,
+    current_turns: int = 1,
+) -> list[ChatCompletionMessageParam]:
+    """The messages with the earlier turns in the shape `mode` asks for; the
+    last `current_turns` user turns are the turn being answered (two for a
+    yes to a held call: the request and the yes).
+
+    home-llm lets the user choose how many turns a small model remembers;
+    here an agent's `history` setting chooses the shape (bench/RESULTS.md,
+    P4m, has what each does to the follow-up turns):
+
+    - `all`: every earlier turn as it happened, calls and results included;
+    - `text`: earlier turns as the user's words and the answers only, without
+      their calls and results (a small model copies the shape of what it sees);
+    - `recent`: the last `history_turns` turns, whole;
+    - `none`: only the question being answered.
+
+    `profile` (the default) is `all` for a capable model and the measured best
+    for a small one (`small/rules.py`, `Rules.history`). The system prompt and
+    the turn being answered are always sent whole.
+    """
+    if mode == "all":
+        return list(messages)
+    starts = [i for i, m in enumerate(messages) if m["role"] == "user"]
+    starts = starts[: max(len(starts) - current_turns + 1, 1)]
+    if len(starts) < 2:
+        return list(messages)
+    head = [m for m in messages[: starts[0]] if m["role"] == "system"]
+    current = list(messages[starts[-1] :])
+    earlier = [
+        list(messages[start:end])
+        for start, end in zip(starts, [*starts[1:], starts[-1]], strict=True)
+        if start < starts[-1]
+    ]
+    if mode == "none":
+        earlier = []
+    elif mode == "recent":
+        earlier = earlier[-turns:] if turns > 0 else []
+    elif mode == "text":
+        earlier = [words for turn in earlier if (words := _words_only(turn))]
+    return head + [m for turn in earlier for m in turn] + current
+
+
+def _words_only(
+    turn: list[ChatCompletionMessageParam],
+) -> list[ChatCompletionMessageParam]:
+    """A turn as the question and its answer in words (none without one)."""
+    question = turn[0]
+    answers = [
+        m
+        for m in turn[1:]
+        if m["role"] == "assistant"
+        and not m.get("tool_calls")
+        and isinstance(m.get("content"), str)
+        and str(m.get("content")).strip()
+    ]
+    return [question, answers[-1]] if answers else []
+
+
+def _image_part(url: str) -> ChatCompletionContentPartImageParam:
+    """An image content part (`url`: a data URL or an address)."""
+    return ChatCompletionContentPartImageParam(
+        type="image_url", image_url=ImageURL(url=url)
+    )
+
+
+def _fresh_pictures(
+    contents: Sequence[conversation.Content],
+) -> list[tuple[str, Picture]]:
+    """(tool name, picture) of the results the chat log ends with: the round
+    the next request answers."""
+    found: list[tuple[str, Picture]] = []
+    for content in reversed(contents):
+        if not isinstance(content, conversation.ToolResultContent):
+            break
+        result = content.result
+        if isinstance(result, CallResult) and result.picture is not None:
+            found.append((content.tool_name, result.picture))
+    return found[::-1]
+
+
+def _pictures_message(
+    pictures: Sequence[tuple[str, Picture]],
+) -> ChatCompletionUserMessageParam:
+    """The user message that shows the model the round's images, each after
+    the words that say which tool's result it is.
+
+    A chat-completions tool message carries text only (OpenAI's API and the
+    servers' chat templates), so the images of a round's results go in one
+    user message after them, each an `image_url` part with a data URL
+    (`data:image/jpeg;base64,…`), the way core's OpenAI and OpenRouter
+    integrations send attachments. Only the request that answers those
+    results carries them: once the model has replied (the chat log no longer
+    ends with them), later requests and turns read the result's description
+    (`image/jpeg, 48 KB`) as a model that cannot see does.
+    """
+    parts: list[ChatCompletionContentPartParam] = []
+    for tool, picture in pictures:
+        parts.append(
+            ChatCompletionContentPartTextParam(
+                type="text", text=f"The image the tool {tool} returned:"
+            )
+        )
+        parts.append(_image_part(picture.data_url()))
+    return ChatCompletionUserMessageParam(role="user", content=parts)

@@ -130,16 +130,9 @@ class SpokenText:
     """Passes a reply's text on without markup, as it streams."""
 
     __slots__ = (
-        "_code",
-        "_code_lines",
-        "_drop",
-        "_finishing",
-        "_item",
-        "_line",
-        "_pending",
-        "_said",
-        "_said_line",
-    )
+        "_code", "_code_lines", "_drop", "_finishing", "_item", "_line",
+        "_pending", "_said", "_said_line",
+    )  # fmt: skip
 
     def __init__(self) -> None:
         """A cleaner for one reply."""

@@ -18,6 +18,8 @@ from enum import StrEnum
 import re
 from urllib.parse import quote, urlsplit
 
+from ..words import word_set
+
 
 class CurlProblem(StrEnum):
     """Why a text is no usable curl command (the form's error keys)."""
@@ -214,44 +216,14 @@ _SHORT = {
 # Short flags that change the request; any other (-s, -L, -v...) only
 # changes what curl itself does: left out and named.
 _SHORT_FLAGS = {"G": "get", "I": "head", "k": "insecure"}
-_VALUED = {
-    *_SHORT.values(),
-    "data-raw",
-    "data-binary",
-    "data-ascii",
-    "data-urlencode",
-    "json",
-    "form-string",
-    "url",
-    "url-query",
-    "oauth2-bearer",
-    "connect-timeout",
-    "retry",
-    "retry-delay",
-    "retry-max-time",
-    "max-redirs",
-    "key",
-    "cacert",
-    "capath",
-    "resolve",
-    "connect-to",
-    "limit-rate",
-    "interface",
-    "dns-servers",
-    "unix-socket",
-    "abstract-unix-socket",
-    "aws-sigv4",
-    "proxy-header",
-    "request-target",
-    "trace",
-    "trace-ascii",
-    "stderr",
-    "expect100-timeout",
-    "keepalive-time",
-    "local-port",
-    "ciphers",
-    "pinnedpubkey",
-}
+_VALUED = set(_SHORT.values()) | word_set("""
+    data-raw data-binary data-ascii data-urlencode json form-string url
+    url-query oauth2-bearer connect-timeout retry retry-delay retry-max-time
+    max-redirs key cacert capath resolve connect-to limit-rate interface
+    dns-servers unix-socket abstract-unix-socket aws-sigv4 proxy-header
+    request-target trace trace-ascii stderr expect100-timeout keepalive-time
+    local-port ciphers pinnedpubkey
+""")
 _DATA = ("data", "data-ascii", "data-binary", "data-raw", "data-urlencode", "json")
 
 

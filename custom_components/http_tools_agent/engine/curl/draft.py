@@ -46,72 +46,26 @@ from ..fields import (
     unique_name,
 )
 from ..templates import PLACEHOLDER_NAME_RE, literal
+from ..words import word_set
 from .command import CurlCommand
 
 # More arguments than this make a tool no model calls well; the rest stay fixed.
 MAX_ARGUMENTS = 10
-_SECRET_PARTS = frozenset(
-    {
-        "token",
-        "key",
-        "apikey",
-        "appid",
-        "appkey",
-        "secret",
-        "password",
-        "passwd",
-        "pwd",
-        "auth",
-        "authorization",
-        "signature",
-        "session",
-        "sessionid",
-        "sid",
-        "cookie",
-    }
-)
+_SECRET_PARTS = word_set("""
+    token key apikey appid appkey secret password passwd pwd auth authorization
+    signature session sessionid sid cookie
+""")
 # Query keys whose values are settings of the request, not what a user asks.
-_SETTINGS = frozenset(
-    {
-        "format",
-        "fmt",
-        "units",
-        "unit",
-        "lang",
-        "language",
-        "locale",
-        "output",
-        "pretty",
-        "v",
-        "version",
-        "api-version",
-        "api_version",
-        "fields",
-        "include",
-        "expand",
-        "sort",
-        "order",
-        "timezone",
-        "tz",
-    }
-)
+_SETTINGS = word_set("""
+    format fmt units unit lang language locale output pretty v version
+    api-version api_version fields include expand sort order timezone tz
+""")
 # Headers a browser adds to its copy (besides `Sec-*`): the draft leaves
 # them out.
-BROWSER_HEADERS = frozenset(
-    {
-        "user-agent",
-        "accept-language",
-        "accept-encoding",
-        "cache-control",
-        "pragma",
-        "priority",
-        "dnt",
-        "upgrade-insecure-requests",
-        "referer",
-        "te",
-        "connection",
-    }
-)
+BROWSER_HEADERS = word_set("""
+    user-agent accept-language accept-encoding cache-control pragma priority dnt
+    upgrade-insecure-requests referer te connection
+""")
 # Headers the request itself sets: never copied.
 _TRANSPORT_HEADERS = frozenset({"content-length", "host", "connection"})
 _STAND_IN_RE = re.compile(

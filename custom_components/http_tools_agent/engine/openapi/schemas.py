@@ -12,55 +12,21 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
+from ..words import word_set, words
 from .document import OpenApiSource
 from .text import MAX_PROPERTY_DESCRIPTION, clean_text, trim
 
 MAX_SCHEMA_DEPTH = 5
-_KEPT = frozenset(
-    {
-        "type",
-        "description",
-        "enum",
-        "const",
-        "default",
-        "format",
-        "minimum",
-        "maximum",
-        "exclusiveMinimum",
-        "exclusiveMaximum",
-        "multipleOf",
-        "minLength",
-        "maxLength",
-        "pattern",
-        "minItems",
-        "maxItems",
-        "uniqueItems",
-        "items",
-        "properties",
-        "required",
-        "additionalProperties",
-        "anyOf",
-        "oneOf",
-    }
-)
-SCHEMA_2_KEYS = (
-    "type",
-    "format",
-    "items",
-    "enum",
-    "default",
-    "minimum",
-    "maximum",
-    "exclusiveMinimum",
-    "exclusiveMaximum",
-    "multipleOf",
-    "minLength",
-    "maxLength",
-    "pattern",
-    "minItems",
-    "maxItems",
-    "uniqueItems",
-)
+_KEPT = word_set("""
+    type description enum const default format minimum maximum exclusiveMinimum
+    exclusiveMaximum multipleOf minLength maxLength pattern minItems maxItems
+    uniqueItems items properties required additionalProperties anyOf oneOf
+""")
+SCHEMA_2_KEYS = words("""
+    type format items enum default minimum maximum exclusiveMinimum
+    exclusiveMaximum multipleOf minLength maxLength pattern minItems maxItems
+    uniqueItems
+""")
 
 
 class Unsupported(Exception):

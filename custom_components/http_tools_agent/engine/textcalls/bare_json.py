@@ -43,30 +43,11 @@ class BareJson:
     """
 
     __slots__ = (
-        "_collect",
-        "_committed",
-        "_depth",
-        "_echo",
-        "_echo_possible",
-        "_esc",
-        "_expect_key",
-        "_in_str",
-        "_key",
-        "_keys",
-        "_length",
-        "_list",
-        "_list_expect",
-        "_objdepth",
-        "_parts",
-        "_prefix",
-        "_quote",
-        "_str",
-        "_strlen",
-        "_tools",
-        "fence",
-        "parsed",
-        "rejected",
-    )
+        "_collect", "_committed", "_depth", "_echo", "_echo_possible", "_esc",
+        "_expect_key", "_in_str", "_key", "_keys", "_length", "_list",
+        "_list_expect", "_objdepth", "_parts", "_prefix", "_quote", "_str",
+        "_strlen", "_tools", "fence", "parsed", "rejected",
+    )  # fmt: skip
 
     def __init__(self, tools: ToolNames) -> None:
         """Scanner for calls that name ``tools``."""

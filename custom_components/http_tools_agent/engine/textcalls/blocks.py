@@ -17,16 +17,9 @@ class TaggedBlock:
     """
 
     __slots__ = (
-        "_marker",
-        "_parse",
-        "_parts",
-        "_tail",
-        "_tools",
-        "end",
-        "parsed",
-        "raw",
-        "reopen",
-    )
+        "_marker", "_parse", "_parts", "_tail", "_tools", "end", "parsed",
+        "raw", "reopen",
+    )  # fmt: skip
 
     def __init__(self, tools: ToolNames) -> None:
         """Scanner for blocks whose calls name ``tools``."""

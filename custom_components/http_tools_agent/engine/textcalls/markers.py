@@ -20,6 +20,7 @@ from enum import Enum, auto
 from functools import cache
 import re
 
+from ..words import words
 from .call_lists import parse_call_list
 from .gemma import parse_gemma
 from .hermes import parse_tool_call
@@ -142,32 +143,20 @@ MARKERS: dict[str, Marker] = {
     "<|channel|>": Marker(Role.HEADER, (HARMONY_MESSAGE,), parse=_header),
 }
 # Stray markers: closing markers alone, and other families' turn markers
-# that the special-token shapes below do not cover.
+# that the special-token shapes below do not cover (Gemma 4's closing
+# markers: <turn|>, <tool_call|>, ...).
 for _stray in (
     TOOL_CALL_END,
     FUNC_END,
     PARAM_END,
     THINK_END,
     TOOL_RESPONSE_END,
-    "[/THINK]",
-    "[/TOOL_RESULTS]",
-    "[ARGS]",
-    "[CALL_ID]",
-    "[INST]",
-    "[/INST]",
-    "</TOOLCALL>",
-    "<end_function_call>",
-    "<end_function_response>",
-    "<start_of_turn>",
-    "<end_of_turn>",
-    # Gemma 4's closing markers: <turn|>, <tool_call|>, ...
-    "<turn|>",
-    "<tool_call|>",
-    "<tool_response|>",
-    "<tool|>",
-    "<channel|>",
-    "<eos>",
-    "</s>",
+    *words("""
+        [/THINK] [/TOOL_RESULTS] [ARGS] [CALL_ID] [INST] [/INST] </TOOLCALL>
+        <end_function_call> <end_function_response> <start_of_turn>
+        <end_of_turn> <turn|> <tool_call|> <tool_response|> <tool|> <channel|>
+        <eos> </s>
+    """),
 ):
     MARKERS[_stray] = Marker(Role.DROP)
 

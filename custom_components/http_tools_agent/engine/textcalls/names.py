@@ -36,14 +36,9 @@ class ToolNames:
     """The offered tools: resolves written names, knows parameter schemas."""
 
     __slots__ = (
-        "_bare",
-        "_exact",
-        "_lower",
-        "_offered",
-        "_prefixes",
-        "_suffix",
+        "_bare", "_exact", "_lower", "_offered", "_prefixes", "_suffix",
         "_verbs",
-    )
+    )  # fmt: skip
 
     def __init__(self, tools: Mapping[str, Mapping[str, Any]]) -> None:
         """Index ``tools`` (offered name -> JSON Schema ``parameters``)."""

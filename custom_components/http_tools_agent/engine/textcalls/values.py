@@ -55,21 +55,9 @@ class ValueBlock:
     calls without markers can be: :meth:`held` gives the text back)."""
 
     __slots__ = (
-        "_after",
-        "_depth",
-        "_esc",
-        "_head",
-        "_lead",
-        "_length",
-        "_parts",
-        "_quote",
-        "_started",
-        "_tools",
-        "kind",
-        "parsed",
-        "raw",
-        "rejected",
-    )
+        "_after", "_depth", "_esc", "_head", "_lead", "_length", "_parts",
+        "_quote", "_started", "_tools", "kind", "parsed", "raw", "rejected",
+    )  # fmt: skip
 
     def __init__(self, tools: ToolNames) -> None:
         """Scanner for calls that name ``tools``."""
