@@ -381,7 +381,7 @@ VARIANTS: dict[str, dict[str, Any]] = {
         "agent": {"profile": "small"},
         "rules": {"results_need_calls": False},
     },
-    # What the model is sent of earlier turns (`turn/history.py`; P4m).
+    # What the model is sent of earlier turns (`turn/request.py`; P4m).
     "ours-history-all": {"agent": {"history": "all"}},
     "ours-history-text": {"agent": {"history": "text"}},
     "ours-history-recent": {"agent": {"history": "recent", "history_turns": 1}},

@@ -51,7 +51,6 @@ LAYERS: dict[str, int] = {
     "turn.honesty": 4,
     "turn.runaway": 4,
     "turn.data_calls": 4,
-    "turn.history": 4,
     "turn.messages": 4,
     "turn.context_fit": 4,
     "turn.prompt": 4,

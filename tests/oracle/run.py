@@ -125,7 +125,8 @@ async def run_scenario(
                 result = await converse(
                     hass, YES, agent_id=agent_id, conversation_id=conversation_id
                 )
-            oracle.score_turn(conversation_messages(hass, conversation_id))
+            assert result.conversation_id is not None
+            oracle.score_turn(conversation_messages(hass, result.conversation_id))
             if len(oracle.answers) == answers and quirks[READ_OUT] > agent_read:
                 # The agent read the results out without asking for the
                 # answer (`Rules.own_answer`): only when its read-out says

@@ -162,5 +162,5 @@ LEXICON = Lexicon(
         "in {later} (sekunde|sekunden|minute|minuten|stunde|stunden)",
         "in (einer|einer halben) (minute|stunde)",
     ),
-    joiners=frozenset({"und", "oder"}),
+    joiners=word_set("und oder"),
 )

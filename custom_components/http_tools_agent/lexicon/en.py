@@ -152,5 +152,5 @@ LEXICON = Lexicon(
         "in {later} (second|seconds|minute|minutes|hour|hours)",
         "in (a|an|half an) (minute|hour)",
     ),
-    joiners=frozenset({"and", "or", "versus", "vs"}),
+    joiners=word_set("and or versus vs"),
 )

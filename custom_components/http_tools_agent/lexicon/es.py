@@ -117,5 +117,5 @@ LEXICON = Lexicon(
         "(en|dentro de) {later} (segundo|segundos|minuto|minutos|hora|horas)",
         "(en|dentro de) (un minuto|una hora|media hora)",
     ),
-    joiners=frozenset({"y", "e", "o", "u"}),
+    joiners=word_set("y e o u"),
 )

@@ -154,5 +154,5 @@ LEXICON = Lexicon(
         "dans {later} (seconde|secondes|minute|minutes|heure|heures)",
         "dans (une minute|une heure|une demi-heure|une demi heure)",
     ),
-    joiners=frozenset({"et", "ou"}),
+    joiners=word_set("et ou"),
 )

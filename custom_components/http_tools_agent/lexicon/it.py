@@ -127,5 +127,5 @@ LEXICON = Lexicon(
         "(tra|fra) {later} (secondo|secondi|minuto|minuti|ora|ore)",
         "(tra|fra) (un minuto|un'ora|mezz'ora|mezzora)",
     ),
-    joiners=frozenset({"e", "ed", "o", "oppure"}),
+    joiners=word_set("e ed o oppure"),
 )

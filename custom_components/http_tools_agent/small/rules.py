@@ -89,7 +89,7 @@ class Rules:
     # read-out when it leaves the results unsaid.
     own_answer: bool = False
     # What the model is sent of earlier turns when its agent leaves it to
-    # the profile (`turn/history.py`): bench/RESULTS.md, P4m, with
+    # the profile (`turn/request.py`): bench/RESULTS.md, P4m, with
     # Qwen2.5-Coder-0.5B: with no earlier turn the follow-ups made the right
     # requests 14/18 and 12/17 times (tuning / held-out conversations), with
     # all of them 10/18 and 5/17, and 0 and 2 answers were made up against

@@ -84,7 +84,7 @@ class Turn:
     # Assist's intents that wait for the user's yes (`turn/sensitive.py`).
     sensitive: Sensitive | None = None
     # The model reads images: a tool's image goes with the next request
-    # (`turn/pictures.py`).
+    # (`turn/request.py`).
     pictures: bool = False
     # The turn ends with the agent's question: the conversation continues.
     asked: bool = False
@@ -165,7 +165,7 @@ class Turn:
 
     @property
     def history_mode(self) -> str:
-        """What the model is sent of earlier turns (`turn/history.py`)."""
+        """What the model is sent of earlier turns (`turn/request.py`)."""
         if self.options.history != HISTORY_PROFILE:
             return self.options.history
         return self.rules.history
