@@ -254,6 +254,7 @@ async def run_agent(
                         outcomes.append(outcome)
                         log(
                             f"P4m {name} {set_name} {number}.{turn} {elapsed:.1f}s "
+                            f"{counter.sent} model requests "
                             f"right={right} fabricated={outcome.fabricated} "
                             f"{text!r} -> {outcome.requests} {answer[:90]!r}"
                         )

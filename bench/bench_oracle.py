@@ -75,9 +75,15 @@ def report(results: dict[tuple[str, str], list[Outcome]]) -> None:
             sel = [o for o in results[column] if kind in ("all", o.kind)]
             row.append(f"{sum(o.passed for o in sel)}/{len(sel)}")
         rows.append(row)
+    rows.append(
+        [
+            "turns read out by the agent, the model not asked",
+            *(str(sum(o.read_outs for o in results[c])) for c in columns),
+        ]
+    )
     table(
         "P9: scenarios where every call the oracle makes runs in its round and "
-        "its answer is spoken unchanged",
+        "its answer is spoken unchanged (or read out whole: last row)",
         ("scenarios", *(f"{p} · {f}" for p, f in columns)),
         rows,
     )
