@@ -185,8 +185,8 @@ async def test_the_same_tool_for_the_rest_of_the_question_runs(
 ) -> None:
     """ "Rome and Paris?": the model calls for Rome; asked for the answer, it
     calls for Paris and then recites the other tools (as Qwen2.5-0.5B does).
-    Paris runs, the recital does not, and the closing request gets the
-    answer from both results."""
+    Paris runs, the recital does not, and both results are read out: a
+    closing request could only put them into words."""
     calls = "\n".join(
         json.dumps({"name": name, "arguments": arguments})
         for name, arguments in (
@@ -197,12 +197,13 @@ async def test_the_same_tool_for_the_rest_of_the_question_runs(
     llm_server.add(
         tool_calls_stream(("get_weather", {"city": "Rome"})),
         text_stream(calls),
-        text_stream("Rome and Paris are sunny, 14 degrees."),
     )
 
     result = await converse(hass, "What's the weather in Rome and Paris?")
 
-    assert speech(result) == "Rome and Paris are sunny, 14 degrees."
+    assert speech(result) == said(
+        "tool_result_only", result="Rome: +14°C; Paris: +14°C."
+    )
     assert [r.path for r in tool_endpoint.requests] == [
         "/weather/Rome",
         "/weather/Paris",
@@ -212,11 +213,7 @@ async def test_the_same_tool_for_the_rest_of_the_question_runs(
         "Rome: ☀️ +14°C\n\n"
         'The user asked: "What\'s the weather in Rome and Paris?". ' + ANSWER_NUDGE
     )
-    assert shapes(llm_server) == [
-        ("auto", "round"),
-        ("auto", "answer"),
-        ("none", "closing"),
-    ]
+    assert shapes(llm_server) == [("auto", "round"), ("auto", "answer")]
 
 
 @pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
@@ -346,3 +343,28 @@ def test_more_of_what_the_user_asked(
     more_of = MoreOf({"get_weather": frozenset({"rome"})}, "weather in rome and paris?")
     assert more_of.allows(name, arguments) is runs
 
+
+
+@pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
+@pytest.mark.usefixtures("setup_integration")
+async def test_a_change_asked_for_is_said_without_asking(
+    hass: HomeAssistant, llm_server: FakeLLMServer, tool_endpoint: ToolEndpoint
+) -> None:
+    """The message the user asked to send was sent: the agent says so; asked
+    to send two, one call made, the request for the answer may still send
+    the other."""
+    llm_server.add(tool_calls_stream(("send_webhook", {"message": "dinner"})))
+
+    result = await converse(hass, "Tell everyone that dinner is ready.")
+
+    assert speech(result) == said("sent")
+    assert shapes(llm_server) == [("auto", "round")]
+
+    llm_server.add(
+        tool_calls_stream(("send_webhook", {"message": "dinner"})),
+        tool_calls_stream(("send_webhook", {"message": "dessert"})),
+    )
+    await converse(hass, "Send dinner and then dessert.")
+
+    assert [r.path for r in tool_endpoint.requests] == ["/hook"] * 3
+    assert shapes(llm_server)[1:] == [("auto", "round"), ("auto", "answer")]

@@ -76,17 +76,18 @@ class Rules:
     # A round whose calls all succeeded and whose answer the agent has
     # without the model is answered so, with no request for the answer:
     # each call's own sentence (a tool's `speech`, or what Home Assistant's
-    # agent says of an Assist intent: `turn/intent_speech.py`), or, for a
-    # request that asks for no change, the read-out of the reads it asked
-    # for (`turn/read_out.py`) when the read-out says all the model could
-    # read in them and the model would only be asked for the answer
-    # (`answer_request`), unless the request joins several things and may
-    # get another call (`answer.may_ask_more`). With the 0.5B model the request
-    # for the answer and the closing one were most of a turn's seconds, and
+    # agent says of an Assist intent: `turn/intent_speech.py`), or the
+    # read-out (`turn/read_out.py`) of the change a request to act asked
+    # for, or of the reads a request for no change asked for, when it says
+    # all the model could read in them and the model would only be asked
+    # for the answer (`answer_request`), unless the request joins several
+    # things and may get another call (`answer.may_ask_more`); after the
+    # request for the answer ran such calls, no closing request either.
+    # With the 0.5B model those requests were most of a turn's seconds and
     # the read-out was said after them all the same (bench/RESULTS.md,
-    # "Spoken templates" and "No round that cannot change the answer"). A
-    # capable model still answers itself; it gets the sentence only as the
-    # read-out when it leaves the results unsaid.
+    # "Spoken templates" and "No model round that cannot change the
+    # answer"). A capable model still answers itself; it gets the sentence
+    # only as the read-out when it leaves the results unsaid.
     own_answer: bool = False
     # What the model is sent of earlier turns when its agent leaves it to
     # the profile (`turn/request.py`): bench/RESULTS.md, P4m, with

@@ -32,6 +32,7 @@ from ..engine.lookup import named_items
 from ..server.client import Request
 from ..server.errors import ContextOverflowError
 from ..small.answer import may_ask_more
+from ..small.guards import asks_for
 from ..tools.call_result import CallResult
 from .asking import async_ask_to_confirm
 from .calls import new_call_id
@@ -174,11 +175,11 @@ class TurnLoop:
         await self._async_add(
             _agent_calls([llm.ToolInput(call.tool_name, call.tool_args, new_call_id())])
         )
-        if turn.rules.own_answer and (spoken := await self._async_own_speech()):
-            await self._async_say_own(spoken)
+        if turn.rules.own_answer and await self._async_answer_own():
             return
         if turn.rules.answer_request and not self._round_failed():
-            await self._async_ask_answer()
+            if await self._async_ask_answer():
+                return
         else:
             turn.next_round()
             if await self._async_rounds():
@@ -222,7 +223,8 @@ class TurnLoop:
                 # Small models: the results are in, ask for the answer
                 # (`small/answer.py`). A failed call gets another round, so
                 # the model can retry.
-                await self._async_ask_answer()
+                if await self._async_ask_answer():
+                    return True
                 break
             turn.next_round()
         else:
@@ -272,39 +274,53 @@ class TurnLoop:
             sentences = [s if s[-1] in ".!?…" else f"{s}." for s in sentences]
         return " ".join(sentences) or None
 
-    async def _async_answer_own(self) -> bool:
+    async def _async_answer_own(self, *, answered: bool = False) -> bool:
         """Answer the last round with the agent's own words when they are
         the answer (`Rules.own_answer`): the calls' own sentences, or the
-        read-out of the reads a request for no change asked for. False: the
-        model is asked."""
+        read-out of what the request asked for, the change it asked for or,
+        asked for none, the reads. `answered`: the request for the answer
+        ran its calls, so the closing request could only put the turn's
+        results into words. False: the model is asked."""
         if (own := await self._async_own_speech()) is not None:
             # The tools said it themselves.
             await self._async_say_own(own)
             return True
         turn = self.turn
-        last = _last_round(turn)
+        results = (
+            [
+                c
+                for c in turn.since_question
+                if isinstance(c, conversation.ToolResultContent)
+            ]
+            if answered
+            else _last_round(turn)
+        )
+        question = turn.question
+        changes = [c for c in results if c.tool_name not in turn.offered.read_only]
         if (
             not turn.rules.answer_request  # the model may call on from results
-            or not last
-            or self._round_failed()
-            or not all(self._read_out_alone(c) for c in last)
-            or asks_for_action(turn.question)
-            or may_ask_more(turn.question, (c.tool_name for c in last))
+            or not results
+            or not all(succeeded(c) for c in results)
+            # Asked to act, a change asked for ran (the reads beside it led
+            # to it and are not said); asked for nothing, only reads ran.
+            or bool(changes) != asks_for_action(question)
+            or not all(asks_for(c.tool_name, question) for c in changes)
+            or not all(self._read_out_alone(c) for c in changes or results)
+            or (not answered and may_ask_more(question, (c.tool_name for c in results)))
             or (said := read_out(turn)) is None
         ):
             return False
-        LOGGER.debug("Reading out the results the request asked for")
+        LOGGER.debug("Reading out what the request asked for")
         await self._async_say(said, "answered_by_read_out")
         return True
 
     def _read_out_alone(self, content: conversation.ToolResultContent) -> bool:
         """Whether the agent's read-out of a result is all an answer could
-        say: a read (no change) whose every value it says, holding no call
-        (its markup would be heard) and no picture (for the model to see)."""
+        say: every value of it said, no call in it (its markup would be
+        heard), no picture (for the model to see)."""
         result = content.result
         return (
-            content.tool_name in self.turn.offered.read_only
-            and not (isinstance(result, CallResult) and result.picture is not None)
+            not (isinstance(result, CallResult) and result.picture is not None)
             and read_out_whole(content)
             and not self.turn.data_calls.written_in(tool_result_text(result))
         )
@@ -323,14 +339,15 @@ class TurnLoop:
         """Whether a call of the last round got an error (the model may retry)."""
         return any(not succeeded(content) for content in _last_round(self.turn))
 
-    async def _async_ask_answer(self) -> None:
+    async def _async_ask_answer(self) -> bool:
         """The results are in: ask for the answer from them. Asked so, a
         small model answers; offered any call, it calls other tools. While
         rounds remain, it may still call a tool it used for something else
         the user named (`MoreOf`: "Rome and Paris?" drew one call, for Rome);
         with those results in, or when the reply had no words (offered
         calls, the 0.5B model seldom writes any), the closing request asks
-        for the answer."""
+        for the answer, unless the agent's read-out of them is the answer
+        (True: the agent answered)."""
         turn = self.turn
         if turn.round + 1 < self.rounds:
             turn.next_round()
@@ -341,8 +358,16 @@ class TurnLoop:
                 or turn.gate.held is not None
                 or (reply.text.strip() and not reply.ran)
             ):
-                return
+                return False
+            if (
+                reply.ran
+                and turn.rules.own_answer
+                and not turn.data
+                and await self._async_answer_own(answered=True)
+            ):
+                return True
         await self._async_ask(Ask.CLOSING)
+        return False
 
     async def _async_ask(self, ask: Ask) -> Reply | None:
         """Send one request (and the requests asked again for it), each one
