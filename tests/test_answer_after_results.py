@@ -344,7 +344,6 @@ def test_more_of_what_the_user_asked(
     assert more_of.allows(name, arguments) is runs
 
 
-
 @pytest.mark.parametrize("agent_options", [{CONF_PROFILE: "small"}])
 @pytest.mark.usefixtures("setup_integration")
 async def test_a_change_asked_for_is_said_without_asking(
